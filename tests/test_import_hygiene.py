@@ -1,0 +1,31 @@
+"""``tui.core`` imports no Textual (every module of it, in a fresh interpreter, as harlequin's
+test does), and the headless verbs load neither Textual nor the SDK, so they start fast."""
+
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def _modules_after(code: str) -> list[str]:
+    script = code + "\nprint(','.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    out = subprocess.run([sys.executable, "-c", "import sys\n" + script], cwd=REPO, capture_output=True,
+                         text=True, env={"PYTHONPATH": str(REPO), "PATH": ""})
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().split(",")
+
+
+def test_every_core_module_imports_without_textual():
+    loaded = _modules_after(
+        "import pkgutil, importlib, tui.core\n"
+        "for m in pkgutil.walk_packages(tui.core.__path__, 'tui.core.'): importlib.import_module(m.name)")
+    assert "textual" not in loaded
+
+
+def test_headless_verbs_and_loaders_load_no_textual_or_sdk():
+    loaded = _modules_after(
+        "import tui.cli, tui.formats, importlib\n"
+        "tui.formats.formats()\n"
+        "for v in tui.cli.VERBS.values(): importlib.import_module(v)")
+    assert "textual" not in loaded
+    assert "anthropic" not in loaded

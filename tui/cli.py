@@ -1,0 +1,85 @@
+"""The ``turnscope`` command line: thin verbs over the core.
+
+``turnscope VERB ...`` runs a verb from ``tui.commands``; ``turnscope FILE`` (or no
+argument) opens the stepper app. Bad input never ends in a traceback: a file that cannot
+be loaded prints one line ``turnscope: FILE:LINE:COL: what is wrong`` and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from tui import __version__
+from tui.core.errors import LoadError, UsageError
+
+#: Verb name -> module in ``tui.commands`` defining ``add_parser(subparsers)`` and ``run(args) -> int``.
+VERBS = {
+    "check": "tui.commands.check",
+    "show": "tui.commands.show",
+    "list": "tui.commands.listing",
+    "convert": "tui.commands.convert",
+}
+
+EXIT_BAD_INPUT = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="turnscope",
+        description="A terminal replay debugger for LLM agent runs. "
+                    "`turnscope FILE` opens the stepper; the verbs below work headless.",
+    )
+    parser.add_argument("--version", action="version", version=f"turnscope {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    for name, module_name in VERBS.items():
+        importlib.import_module(module_name).add_parser(sub)
+    return parser
+
+
+def say(text: str) -> None:
+    """One line of trouble on stderr, prefixed like every turnscope error."""
+    print(f"turnscope: {text}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list and args_list[0] in VERBS:
+            args = _parser().parse_args(args_list)
+            return importlib.import_module(VERBS[args.verb]).run(args)
+        if args_list and args_list[0] in ("-h", "--help", "--version"):
+            _parser().parse_args(args_list)
+            return 0
+        return _open_app(args_list)
+    except LoadError as exc:
+        say(exc.line_text())
+        return EXIT_BAD_INPUT
+    except UsageError as exc:
+        say(str(exc))
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        try:
+            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _open_app(args_list: list[str]) -> int:
+    try:
+        launch = importlib.import_module("tui.app.launch").launch  # Textual only when asked for
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("tui.app"):
+            raise
+        say("the stepper app is not built yet; use `turnscope show FILE --at N` or `turnscope --help`")
+        return EXIT_BAD_INPUT
+    return launch(args_list)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""Options every verb that opens a run shares, and safe printing of run text."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tui.core.run import Run
+from tui.core.safe import visible
+from tui.formats import format_names, load_runs, open_run
+
+
+def add_file_options(parser: argparse.ArgumentParser, many: bool = False) -> None:
+    """``FILE`` (or ``FILE...``), ``--run K``, ``--system F``, ``--tools F``, ``--format NAME``."""
+    if many:
+        parser.add_argument("files", nargs="+", metavar="FILE", help="run files")
+    else:
+        parser.add_argument("file", metavar="FILE", help="a run file")
+    parser.add_argument("--run", type=int, metavar="K", help="which run of a file that holds several (0-based)")
+    parser.add_argument("--system", metavar="F", help="system prompt file (text, or JSON string/blocks)")
+    parser.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
+    parser.add_argument("--format", metavar="NAME", choices=format_names(),
+                        help="force a format: " + ", ".join(format_names()))
+
+
+def options(args: argparse.Namespace) -> dict:
+    return {"fmt": args.format, "system": args.system, "tools": args.tools}
+
+
+def open_from_args(args: argparse.Namespace, path: str | None = None) -> Run:
+    return open_run(path or args.file, run=args.run, **options(args))
+
+
+def runs_from_args(args: argparse.Namespace, path: str) -> list[Run]:
+    """The run ``--run`` picks, or every run of the file."""
+    if args.run is not None:
+        return [open_from_args(args, path)]
+    return load_runs(path, **options(args))
+
+
+def out(text: str = "") -> None:
+    """Print text that may hold run content: control characters are shown, never sent."""
+    sys.stdout.write(visible(text) + "\n")
+
+
+def write_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.write(b"\n")
+    sys.stdout.buffer.flush()
+
+
+def location(run: Run) -> str:
+    """``FILE`` or ``FILE#K`` for run K of a multi-run file."""
+    path = run.source.path
+    return f"{path}#{run.source.run_index}" if run.source.run_count > 1 else path

@@ -1,0 +1,36 @@
+"""``turnscope convert FILE [-o OUT]``: write runs in the native format (stdout without ``-o``).
+
+The native file loads back into the same run without loss. ``-o`` writes atomically and
+refuses to overwrite the input file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from tui.commands.common import add_file_options, runs_from_args, write_bytes
+from tui.core import jsonio, native
+from tui.core.errors import UsageError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("convert", help="convert a run file to the native turnscope format")
+    add_file_options(parser)
+    parser.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    runs = runs_from_args(args, args.file)
+    data = native.dumps(runs)
+    if args.output is None:
+        write_bytes(data)
+        return 0
+    if os.path.exists(args.output) and os.path.samefile(args.output, args.file):
+        raise UsageError(f"{args.output}: refusing to overwrite the input file")
+    try:
+        jsonio.atomic_write(args.output, data + b"\n")
+    except OSError as exc:
+        raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    print(f"wrote {args.output} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+    return 0

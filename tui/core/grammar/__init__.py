@@ -1,0 +1,54 @@
+"""The grammar check: every rule the Messages API enforces on a request, as findings.
+
+``check_run`` checks a run as the request it amounts to (all its messages, its system,
+tools and params), plus the run-level findings: a run that ends on unanswered tool calls,
+and, for recorded sources, stored turns and requests that differ from what was recorded.
+``check_request`` checks one request body (a dict as POSTed). Each finding names its
+rule slug, message index and block index, the API's own error text where it is known,
+and a likely cause in the seeds' terms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.core.grammar.findings import Finding, Findings, sort_findings
+from tui.core.grammar.rules import ERROR, RULES, WARNING, Rule
+from tui.core.run import Run
+
+__all__ = ["ERROR", "WARNING", "RULES", "Rule", "Finding", "check_run", "check_request", "has_errors"]
+
+
+def check_run(run: Run, strict: bool = False) -> list[Finding]:
+    """All findings for a run, sorted by index."""
+    from tui.core.grammar import messages, pairing, recorded, request
+
+    last = len(run.messages) - 1
+    final_role = run.messages[-1].get("role") if run.messages and isinstance(run.messages[-1], dict) else None
+    out = Findings(strict=strict, unsent=last if final_role == "assistant" and not run.prefill else None)
+    messages.check(out, run.messages, run.params, prefill=run.prefill)
+    pairing.check(out, run.messages, prefill=run.prefill)
+    request.check(out, run.system, run.tools, run.params, run.messages)
+    recorded.check(out, run)
+    return sort_findings(out.items)
+
+
+def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
+    """Findings for one request body: its final assistant message, if any, is a prefill."""
+    from tui.core.grammar import messages, pairing, request
+
+    msgs = body.get("messages")
+    out = Findings(strict=strict, unsent=None)
+    if not isinstance(msgs, list):
+        out.add("messages_empty", None, None, detail="messages is missing or not a list")
+        return out.items
+    prefill = bool(msgs) and isinstance(msgs[-1], dict) and msgs[-1].get("role") == "assistant"
+    params = {k: v for k, v in body.items() if k not in ("messages", "system", "tools")}
+    messages.check(out, msgs, params, prefill=prefill)
+    pairing.check(out, msgs, prefill=prefill)
+    request.check(out, body.get("system"), body.get("tools"), params, msgs)
+    return sort_findings(out.items)
+
+
+def has_errors(findings: list[Finding]) -> bool:
+    return any(f.severity == ERROR for f in findings)

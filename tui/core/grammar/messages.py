@@ -1,0 +1,171 @@
+"""Rules on single messages and their blocks: roles, content, text, thinking, ids.
+
+Pairing across messages lives in ``pairing``; tools, system and params in ``request``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tui.core.grammar.findings import Findings
+
+ROLES = ("user", "assistant")
+ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
+THINKING = ("thinking", "redacted_thinking")
+SERVER_RESULTS = {
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result", "advisor_tool_result",
+}
+#: Models known to reject an assistant prefill (reference: prefill_unsupported).
+NO_PREFILL = ("claude-opus-4-6", "claude-opus-4-7", "claude-sonnet-4-6")
+
+
+def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: bool) -> None:
+    if not messages:
+        out.add("messages_empty", None, None)
+        return
+    last = len(messages) - 1
+    seen_ids: set[str] = set()
+    previous_role = None
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict):
+            out.add("invalid_message", i, None, detail=f"found {type(message).__name__}")
+            previous_role = None
+            continue
+        role = message.get("role")
+        if role not in ROLES and role != "system":
+            out.add("invalid_role", i, None, detail=f"found {role!r}")
+        elif i == 0 and role == "assistant":
+            out.add("first_message_not_user", 0, None)
+        elif role == previous_role == "assistant":
+            out.add("consecutive_assistant", i, None, detail=f"messages {i - 1} and {i}")
+        elif role == previous_role == "user":
+            out.add("consecutive_user", i, None, detail=f"messages {i - 1} and {i}")
+        previous_role = role
+        final = i == last and role == "assistant"
+        _content(out, i, message, role, final, prefill and final, params, seen_ids)
+
+
+def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: bool,
+             prefill: bool, params: dict[str, Any], seen_ids: set[str]) -> None:
+    content = message.get("content")
+    if isinstance(content, str):
+        if content == "" and not final:
+            out.add("empty_content", i, None)
+        elif content.strip() == "" and content and not final:
+            out.add("whitespace_text_block", i, None, detail="string content is whitespace only")
+        if prefill:
+            _prefill(out, i, [{"type": "text", "text": content}], ["text"], params, string=True)
+        return
+    if not isinstance(content, list):
+        out.add("invalid_content", i, None, detail=f"found {type(content).__name__}")
+        return
+    if not content:
+        if not final:
+            out.add("empty_content", i, None)
+        return
+    kinds = []
+    for b, block in enumerate(content):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            out.add("invalid_block", i, b, detail=f"block {b} has no type")
+            kinds.append(None)
+            continue
+        kinds.append(block["type"])
+        _block(out, i, b, block, role, final, seen_ids, content)
+    if role == "assistant":
+        _thinking_order(out, i, kinds)
+    if prefill:
+        _prefill(out, i, content, kinds, params)
+
+
+def _block(out: Findings, i: int, b: int, block: dict[str, Any], role: Any, final: bool,
+           seen_ids: set[str], content: list[Any]) -> None:
+    kind = block["type"]
+    if kind == "text":
+        _text(out, i, b, block.get("text"), final)
+    elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        block_id = block.get("id")
+        if not isinstance(block_id, str) or not ID_PATTERN.match(block_id):
+            out.add("tool_use_id_pattern", i, b, kind=f"{kind}.id", detail=f"id {block_id!r}")
+        elif block_id in seen_ids:
+            out.add("duplicate_tool_use_id", i, b, detail=f"id {block_id}",
+                    cause="an assistant turn appended twice (a retry that re-added the turn)")
+        else:
+            seen_ids.add(block_id)
+        if not isinstance(block.get("input"), dict):
+            out.add("tool_use_input_type", i, b, detail=f"found {type(block.get('input')).__name__}")
+        if kind == "tool_use" and role == "user":
+            out.add("tool_use_in_user", i, b)
+    elif kind == "tool_result":
+        _tool_result(out, i, b, block, final)
+        if role == "assistant":
+            out.add("tool_result_in_assistant", i, b)
+    elif kind in SERVER_RESULTS:
+        target = block.get("tool_use_id")
+        before = {x.get("id") for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
+        if target not in before:
+            out.add("server_tool_result_unmatched", i, b, kind=kind, ids=target)
+    elif kind == "thinking":
+        signature = block.get("signature")
+        if not isinstance(block.get("thinking"), str) or not isinstance(signature, str) or not signature:
+            out.add("thinking_signature_missing", i, b, detail="thinking block has no signature")
+    elif kind == "redacted_thinking":
+        if not isinstance(block.get("data"), str) or not block.get("data"):
+            out.add("thinking_signature_missing", i, b, detail="redacted_thinking block has no data")
+
+
+def _text(out: Findings, i: int, b: int | None, text: Any, final: bool) -> None:
+    if not isinstance(text, str):
+        out.add("invalid_block", i, b, detail=f"text is {type(text).__name__}, not a string")
+    elif text == "":
+        out.add("empty_text_block", i, b)
+    elif not text.strip() and not final:
+        out.add("whitespace_text_block", i, b)
+
+
+def _tool_result(out: Findings, i: int, b: int, block: dict[str, Any], final: bool) -> None:
+    target = block.get("tool_use_id")
+    if not isinstance(target, str):
+        out.add("tool_result_fields", i, b, detail="tool_use_id is missing")
+    elif not ID_PATTERN.match(target):
+        out.add("tool_use_id_pattern", i, b, kind="tool_result.tool_use_id", detail=f"id {target!r}")
+    if "is_error" in block and not isinstance(block["is_error"], bool):
+        out.add("tool_result_fields", i, b, detail="is_error is not a boolean")
+    content = block.get("content")
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        out.add("tool_result_fields", i, b, detail=f"content is {type(content).__name__}")
+        return
+    for inner in content:
+        if not isinstance(inner, dict) or not isinstance(inner.get("type"), str):
+            out.add("tool_result_fields", i, b, detail="a content block has no type")
+        elif inner["type"] == "text":
+            _text(out, i, b, inner.get("text"), final)
+
+
+def _thinking_order(out: Findings, i: int, kinds: list[str | None]) -> None:
+    if not any(k in THINKING for k in kinds):
+        return
+    if kinds[0] not in THINKING:
+        out.add("thinking_not_first", i, 0, kind=kinds[0])
+    if kinds[-1] == "thinking":
+        out.add("thinking_last_block", i, len(kinds) - 1)
+
+
+def _prefill(out: Findings, i: int, content: list[Any], kinds: list[str | None],
+             params: dict[str, Any], string: bool = False) -> None:
+    last = content[-1]
+    if kinds[-1] == "text" and isinstance(last.get("text"), str) and last["text"] != last["text"].rstrip():
+        out.add("final_assistant_trailing_whitespace", i, None if string else len(content) - 1)
+    thinking = params.get("thinking")
+    enabled = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    if not enabled:
+        for b, kind in enumerate(kinds):
+            if kind in THINKING:
+                out.add("thinking_disabled_final_assistant", i, b)
+    model = params.get("model")
+    if isinstance(model, str) and model.startswith(NO_PREFILL):
+        out.add("prefill_unsupported", i, None, detail=f"model {model}")

@@ -1,0 +1,107 @@
+"""The request that produced message N: params, system, tools and messages 0..N-1.
+
+For an odd index produced by model call k this is call k's request; for an even index it
+is the request that would have been sent with the same prefix (what the loop held when
+it appended message N). Where the source recorded the request (``exact`` prefixes), the
+call's ``RecordedRequest`` deltas are applied, so the body is the one that was POSTed;
+otherwise it is rebuilt from the run (``reconstructed``). Message objects are shared
+with the run, never copied or rewritten, so building a request at any N is cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core import jsonio
+from tui.core.errors import UsageError
+from tui.core.run import Run
+
+DEFAULT_HEAD = ("model", "max_tokens")
+
+
+@dataclass
+class RequestAt:
+    """A request body and what is known about it."""
+
+    index: int
+    body: dict[str, Any]
+    exact: bool  # taken from a recorded request
+    call: int | None  # 0-based model call that produced message ``index``
+    model_from_call: bool = False  # the model came from the call record, not the request
+
+
+def check_index(run: Run, n: int) -> int:
+    """Accept 0..len(messages) (len: the request that would be sent next); negatives count back."""
+    total = len(run.messages)
+    if n < 0:
+        n += total
+    if not 0 <= n <= total:
+        raise UsageError(f"index {n} is out of range: the run has {total} messages (0..{total - 1}), "
+                         f"and {total} is the next request")
+    return n
+
+
+def request_at(run: Run, n: int) -> RequestAt:
+    n = check_index(run, n)
+    k = run.call_index(n)
+    call = run.calls[k] if k is not None else None
+    recorded = call.request if call is not None else None
+    system, tools, params, order = run.system, run.tools, run.params, run.order
+    has_system, has_tools = system is not None, tools is not None
+    count = n
+    messages: list[Any]
+    if recorded is not None:
+        count = recorded.messages
+        if recorded.system is not None:
+            system, has_system = recorded.system, True
+        if recorded.tools is not None:
+            tools, has_tools = recorded.tools, True
+        if recorded.has_system is False:
+            has_system = False
+        if recorded.has_tools is False:
+            has_tools = False
+        if recorded.params is not None:
+            params = recorded.params
+        if recorded.order is not None:
+            order = recorded.order
+    messages = run.messages[:count]
+    if recorded is not None and recorded.replaced:
+        messages = [recorded.replaced.get(i, m) for i, m in enumerate(messages)]
+    model_from_call = False
+    if "model" not in params and call is not None and call.model:
+        params = {"model": call.model, **params}
+        model_from_call = True
+    fields: dict[str, Any] = dict(params)
+    if has_system:
+        fields["system"] = system
+    if has_tools:
+        fields["tools"] = tools
+    fields["messages"] = messages
+    body = _ordered(fields, order)
+    return RequestAt(n, body, exact=recorded is not None or run.exact, call=k,
+                     model_from_call=model_from_call)
+
+
+def _ordered(fields: dict[str, Any], order: list[str] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    if order:
+        for key in order:
+            if key in fields:
+                body[key] = fields[key]
+    else:
+        for key in DEFAULT_HEAD:
+            if key in fields:
+                body[key] = fields[key]
+    for key, value in fields.items():
+        if key not in body and key not in ("system", "tools", "messages"):
+            body[key] = value
+    for key in ("system", "tools", "messages"):
+        if key in fields and key not in body:
+            body[key] = fields[key]
+    return body
+
+
+def request_json(run: Run, n: int, indent: bool = False) -> bytes:
+    """Exactly the JSON body that was (or would be) POSTed for message ``n``."""
+    return jsonio.dumps(request_at(run, n).body, indent=indent)

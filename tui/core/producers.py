@@ -1,0 +1,98 @@
+"""Who produced each message, and which transition it caused.
+
+Only two events add a message: a model call appends an assistant turn, and the loop
+appends a user turn (the caller's words at index 0 and whenever the caller writes again,
+or tool results). So each index has one producer — the caller, model call k, or the loop
+— and one transition: a turn with ``tool_use`` hands control to the loop, results hand
+it back to the model, ``end_turn`` ends the run (or returns it to the caller). While the
+alternation holds, parity names the producer (even: the loop's, odd: the model's); where
+it breaks, that index is marked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core.run import Run, blocks_of
+
+CALLER = "caller"
+MODEL = "model"
+LOOP = "loop"
+PREFILL = "prefill"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Producer:
+    index: int
+    kind: str  # caller | model | loop | prefill | unknown
+    call: int | None  # 0-based model call for kind == model
+    stop_reason: str | None  # recorded, or inferred from the blocks (see ``stop_inferred``)
+    stop_inferred: bool
+    transition: str  # one phrase: why control moved
+    parity_break: bool  # this message breaks the user/assistant alternation
+
+    @property
+    def label(self) -> str:
+        if self.kind == MODEL and self.call is not None:
+            return f"call {self.call + 1}"
+        return self.kind
+
+
+def _has(message: Any, kind: str) -> bool:
+    return any(isinstance(b, dict) and b.get("type") == kind for b in blocks_of(message))
+
+
+def producers(run: Run) -> list[Producer]:
+    out = []
+    messages = run.messages
+    last = len(messages) - 1
+    previous_role = None
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        parity_break = (i == 0 and role != "user") or (role is not None and role == previous_role)
+        previous_role = role
+        k = run.call_index(i)
+        if role == "assistant":
+            if k is None:
+                out.append(Producer(i, PREFILL if run.prefill and i == last else UNKNOWN, None, None, False,
+                                    "sent as a prefill: the model continues this turn"
+                                    if run.prefill and i == last else "not produced by a recorded call",
+                                    parity_break))
+                continue
+            call = run.calls[k]
+            stop, inferred = call.stop_reason, False
+            if stop is None:
+                stop, inferred = ("tool_use" if _has(message, "tool_use") else "end_turn"), True
+            out.append(Producer(i, MODEL, k, stop, inferred, _model_transition(stop, i == last, message),
+                                parity_break))
+        elif role == "user":
+            results = _has(message, "tool_result")
+            kind = LOOP if results else CALLER
+            if i == last:
+                transition = "the run stops here: the next request was never answered"
+            elif results:
+                transition = "results hand control back to the model"
+            else:
+                transition = "the caller's message hands control to the model"
+            out.append(Producer(i, kind, None, None, False, transition, parity_break))
+        else:
+            out.append(Producer(i, UNKNOWN, None, None, False, "not a user or assistant message", parity_break))
+    return out
+
+
+def _model_transition(stop: str, last: bool, message: Any) -> str:
+    if stop == "tool_use" or _has(message, "tool_use"):
+        if last:
+            return "tool_use hands control to the loop, which never answered: the run ends here"
+        return "tool_use hands control to the loop"
+    if stop == "max_tokens":
+        return "max_tokens cut the turn off" + (": the run ends here" if last else "")
+    if stop == "pause_turn":
+        return "pause_turn: the loop re-sends the request so the model can continue"
+    if stop == "refusal":
+        return "the model refused" + (": the run ends here" if last else "")
+    if last:
+        return f"{stop} ends the run"
+    return f"{stop} returns control to the caller"

@@ -1,0 +1,81 @@
+"""The loaders: one module per input format, all producing the same ``Run``.
+
+A format joins the registry by adding a module here that defines ``NAME``, ``DESCRIPTION``,
+``sniff(doc) -> int`` (0: not this format; higher: more confident) and
+``load(doc) -> list[Run]``, and listing it in ``FORMAT_MODULES``. Detection reads the
+content, never the file name; ``--format NAME`` forces one. ``open_runs`` is the one
+entry point the CLI, the app and the tests use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from tui.core.errors import LoadError, UsageError
+from tui.core.run import Run
+from tui.formats.document import Document, read_document
+from tui.formats.sidecar import attach_sidecars
+
+#: Loader modules, in the order they are asked; sniff scores break ties, not this order.
+FORMAT_MODULES = [
+    "tui.formats.native",
+    "tui.formats.request",
+    "tui.formats.messages",
+]
+
+_loaded: list[ModuleType] | None = None
+
+
+def formats() -> list[ModuleType]:
+    global _loaded
+    if _loaded is None:
+        _loaded = [importlib.import_module(name) for name in FORMAT_MODULES]
+    return _loaded
+
+
+def format_names() -> list[str]:
+    return [m.NAME for m in formats()]
+
+
+def detect(doc: Document) -> ModuleType:
+    best, best_score = None, 0
+    for module in formats():
+        score = module.sniff(doc)
+        if score > best_score:
+            best, best_score = module, score
+    if best is None:
+        doc.raise_unknown(format_names())
+    return best
+
+
+def load_runs(path: str, fmt: str | None = None, system: str | None = None, tools: str | None = None,
+              strict: bool = False) -> list[Run]:
+    """Every run in the file, with sidecar system prompt and tools attached."""
+    doc = read_document(path, strict=strict)
+    if fmt is not None:
+        modules = {m.NAME: m for m in formats()}
+        if fmt not in modules:
+            raise UsageError(f"unknown format {fmt!r}; known: {', '.join(modules)}")
+        module = modules[fmt]
+    else:
+        module = detect(doc)
+    runs = module.load(doc)
+    if not runs:
+        raise LoadError(path, f"no run found in this {module.NAME} file")
+    if system is not None or tools is not None:
+        attach_sidecars(runs, system, tools)
+    return runs
+
+
+def open_run(path: str, run: int | None = None, **options) -> Run:
+    """One run of the file: ``run`` picks it (0-based) in a file that holds several."""
+    runs = load_runs(path, **options)
+    k = 0 if run is None else run
+    if not 0 <= k < len(runs):
+        raise UsageError(f"{path}: there is no run {k}; the file holds {len(runs)} "
+                         f"(0..{len(runs) - 1}, see `turnscope list`)")
+    return runs[k]
+
+
+__all__ = ["Document", "LoadError", "detect", "format_names", "formats", "load_runs", "open_run"]

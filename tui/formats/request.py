@@ -1,0 +1,58 @@
+"""An Anthropic Messages API request body: ``messages`` plus ``system``, ``tools`` and params.
+
+The file is the request itself, so its prefixes are exact; a final assistant message in
+it is a prefill. A JSON array of such bodies is several runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.core.errors import LoadError
+from tui.core.run import EXACT, Run, Source
+from tui.formats.document import Document
+
+NAME = "request"
+DESCRIPTION = "Anthropic Messages API request body (messages, system, tools, params)"
+
+#: Message shapes that belong to OpenAI-style runs, which their own loader takes.
+_OPENAI_ROLES = ("system", "tool", "developer", "function")
+
+
+def looks_openai(messages: Any) -> bool:
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and (m.get("role") in _OPENAI_ROLES or "tool_calls" in m) for m in messages)
+
+
+def _is_body(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("messages"), list) and "turnscope" not in value
+
+
+def sniff(doc: Document) -> int:
+    if not doc.looks_json:
+        return 0
+    value = doc.json_or_none()
+    bodies = value if isinstance(value, list) and value and all(_is_body(v) for v in value) else [value]
+    if not all(_is_body(b) for b in bodies):
+        return 0
+    return 20 if any(looks_openai(b["messages"]) for b in bodies) else 50
+
+
+def run_from_body(body: dict[str, Any], path: str, index: int = 0, count: int = 1) -> Run:
+    messages = body["messages"]
+    params = {k: v for k, v in body.items() if k not in ("messages", "system", "tools")}
+    last = messages[-1] if messages else None
+    prefill = isinstance(last, dict) and last.get("role") == "assistant"
+    return Run(messages=messages, system=body.get("system"), tools=body.get("tools"), params=params,
+               source=Source(path=path, format=NAME, prefix=EXACT, run_index=index, run_count=count),
+               prefill=prefill, order=list(body.keys()))
+
+
+def load(doc: Document) -> list[Run]:
+    value = doc.json()
+    bodies = value if isinstance(value, list) else [value]
+    for k, body in enumerate(bodies):
+        if not _is_body(body):
+            where = f"item {k}: " if isinstance(value, list) else ""
+            raise LoadError(doc.path, f"{where}not a request body: needs a 'messages' list")
+    return [run_from_body(b, doc.path, k, len(bodies)) for k, b in enumerate(bodies)]
