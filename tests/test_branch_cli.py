@@ -283,3 +283,21 @@ def test_a_patch_file_and_a_system_file_change_what_is_sent(stream_api, tmp_path
     assert patched["messages"] == messages[:7]
     assert prompted["system"] == "You are terse." and prompted["tools"] == header["tools"]
     assert "temperature" not in prompted
+
+
+def test_a_real_recorded_request_is_branched_exactly(stream_api, tmp_path, realruns):
+    """llm-anthropic's cassette: the second request (two tool results, temperature, stream) as a run."""
+    yaml = pytest.importorskip("yaml")
+    cassette = yaml.safe_load((realruns / "llmanthropic__test_tools.yaml").read_text())
+    raw = cassette["interactions"][1]["request"]["body"]
+    body = orjson.loads(raw if isinstance(raw, str) else raw["string"])
+    request = tmp_path / "request.json"
+    request.write_bytes(orjson.dumps(body))
+    second = body["messages"][2]["content"][1]
+    stream_api.add(Turn([text("That lookup failed, so I cannot say.")]))
+    result = branch(stream_api, tmp_path, request, "--at", 2, "--tool-error", second["tool_use_id"], "timed out",
+                    "-o", tmp_path / "b.json")
+    assert result.code == 0, result.stderr
+    edited = orjson.loads(orjson.dumps(body))
+    edited["messages"][2]["content"][1] = {**second, "content": "timed out", "is_error": True}
+    assert stream_api.bodies == [edited]

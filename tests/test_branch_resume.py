@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 from conftest import REPO, SAMPLES, run_cli
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
@@ -68,3 +69,36 @@ def test_ctrl_c_during_streaming_cancels_cleanly(stream_api, tmp_path):
     assert "Traceback" not in stderr
     run = _assert_loads_at_the_last_complete_turn(out)
     assert run.lineage["status"] == "cancelled"
+
+
+def test_a_kill_while_a_tool_runs_leaves_the_call_to_answer_on_resume(stream_api, tmp_path):
+    """The seeds' fault injector: interrupt between the assistant turn and its results, then resume."""
+    marker = tmp_path / "tool-started"
+    (tmp_path / "slowtools.py").write_text(
+        "import pathlib, time\n"
+        f"def slow(name, input):\n    pathlib.Path({str(marker)!r}).write_text(name)\n    time.sleep(60)\n"
+        "def fast(name, input):\n    return f'{name} ok'\n")
+    stream_api.add(Turn([text("Checking again."), tool_use("toolu_F1", "lookup_policy", {"topic": "returns"})],
+                        "tool_use"))
+    out = tmp_path / "b.turnscope.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO), **stream_api.env(), "XDG_DATA_HOME": str(tmp_path / "data")}
+    proc = subprocess.Popen([sys.executable, "-m", "tui", "branch", str(REFUND), "--at", "4", "--tool-error",
+                             "toolu_01Ef", "policy service unavailable", "--resolver", "python:slowtools:slow",
+                             "-o", str(out)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if marker.exists() or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert marker.exists(), proc.communicate()[1]
+    proc.kill()
+    proc.wait(timeout=30)
+    run = open_run(str(out))
+    assert len(run.messages) == 6 and run.messages[5]["content"][1]["id"] == "toolu_F1"
+    assert [f for f in check_run(run) if f.severity == ERROR] == []
+
+    stream_api.add(Turn([text("All good now.")]))
+    result = run_cli("branch", "--resume", str(out), "--resolver", "python:slowtools:fast", cwd=tmp_path,
+                     env={**stream_api.env(), "XDG_DATA_HOME": str(tmp_path / "data")})
+    assert result.code == 0, result.stderr
+    assert stream_api.bodies[1]["messages"][5:] == [run.messages[5], {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_F1", "content": "lookup_policy ok"}]}]
