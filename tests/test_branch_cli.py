@@ -157,6 +157,13 @@ def test_the_step_limit_stops_before_answering_more_calls(stream_api, tmp_path):
     assert len(run.messages) == 8 and run.messages[-1]["role"] == "assistant"
     # get_shipment {order_id: 4471} was recorded at message 2: the step-1 call got that answer
     assert run.messages[6]["content"][0]["content"] == '{"carrier":"DHL","state":"in_transit","last_scan":"33d ago"}'
+    assert run.lineage["max_steps"] == 2
+    again = branch(stream_api, tmp_path, "--resume", out, "--json")  # the limit is the branch's own
+    assert again.code == 0 and orjson.loads(again.stdout)["stop_reason"] == "max_steps"
+    assert len(stream_api.bodies) == 2 and len(open_run(str(out)).messages) == 8
+    more = branch(stream_api, tmp_path, "--resume", out, "--max-steps", 3, "--json")
+    assert orjson.loads(more.stdout)["steps"] == 1 and len(stream_api.bodies) == 3
+    assert stream_api.bodies[2]["messages"][8]["content"][0]["tool_use_id"] == "toolu_L7"
 
 
 def test_a_400_shows_the_apis_message_and_loses_nothing(stream_api, tmp_path):

@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         branch.lineage.setdefault("resumed", []).append(
             {"time": api.now_iso(), "from": len(branch.run.messages), "resolver": spec,
              **({"max_steps": args.max_steps} if args.max_steps else {})})
+        if args.max_steps:
+            branch.lineage["max_steps"] = args.max_steps  # the branch's limit from now on
         branch.save()
     else:
         branch, resolver = _start(args)
@@ -121,7 +123,8 @@ def _start(args: argparse.Namespace) -> tuple[runner.Branch, Resolver]:
         raise UsageError(f"{args.output}: refusing to overwrite the run being branched")
     try:
         branch = runner.start(parent, args.at, edit, resolver=spec, parent_sha=store.sha256_of(args.file),
-                              output=args.output, sidecars={"system": args.system, "tools": args.tools})
+                              max_steps=args.max_steps or runner.DEFAULT_MAX_STEPS, output=args.output,
+                              sidecars={"system": args.system, "tools": args.tools})
     except OSError as exc:
         raise UsageError(f"cannot save the branch: {exc.strerror or exc}") from None
     return branch, resolver

@@ -12,7 +12,8 @@ parent's calls for messages 0..N are kept as facts about the parent (no request)
                 "system": SIDECAR, "tools": SIDECAR},   # the last two only when given
      "at": N, "patch": [RFC 6902 ops against the parent request at N (see patch.py)],
      "model": MODEL SENT, "resolver": SPEC, "max_steps": K, "created": ISO TIME (UTC),
-     "status": "running" | a Finished stop_reason}
+     "status": "running" | a Finished stop_reason,
+     "resumed": [{"time", "from": FIRST NEW INDEX, "resolver", "max_steps"}, ...]}  # after --resume
 
 Files are saved under ``<user data dir>/branches/<first 16 hex of the parent's sha256>/``
 (or wherever ``-o`` says), always with ``atomic_write``; a parent file is never written.
