@@ -82,7 +82,7 @@ def test_branching_the_refund_run_sends_exactly_the_edited_request(stream_api, t
 def test_json_output_and_a_model_override(stream_api, tmp_path):
     stream_api.add(Turn([text("Refunded.")]))
     out = tmp_path / "b.turnscope.json"
-    result = branch(stream_api, tmp_path, REFUND, "--at", 6, "--model", "claude-other", "-o", out, "--json")
+    result = branch(stream_api, tmp_path, REFUND, "--at", -2, "--model", "claude-other", "-o", out, "--json")
     assert result.code == 0, result.stderr
     doc = orjson.loads(result.stdout)
     assert doc == {"path": str(out), "at": 6, "steps": 1, "stop_reason": "end_turn", "first": 7, "error": None,

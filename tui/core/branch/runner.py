@@ -27,7 +27,7 @@ from tui.core.branch.events import (ApiFailure, Event, Finished, StepStarted, To
                                     TurnSaved)
 from tui.core.branch.resolvers import Resolver
 from tui.core.errors import UsageError
-from tui.core.prefix import request_at
+from tui.core.prefix import check_index, request_at
 from tui.core.run import Run
 from tui.core.summary import tool_uses
 
@@ -62,6 +62,7 @@ def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, p
           max_steps: int = DEFAULT_MAX_STEPS, output: str | Path | None = None, data_dir: Any = None,
           sidecars: dict[str, str] | None = None) -> Branch:
     """Apply and check the edit, then save the branch file (messages 0..N as edited)."""
+    at = check_index(parent, at)  # a negative index counts back from the end
     base = patches.base_document(parent, at)
     edited = patches.apply(base, patch, at)
     patches.require_sendable(edited)
