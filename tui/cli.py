@@ -21,6 +21,7 @@ VERBS = {
     "show": "tui.commands.show",
     "list": "tui.commands.listing",
     "convert": "tui.commands.convert",
+    "branch": "tui.commands.branch",
 }
 
 EXIT_BAD_INPUT = 2

@@ -1,0 +1,140 @@
+"""One streamed model call through the official anthropic SDK, and its failures in plain words.
+
+The key is read from ``ANTHROPIC_API_KEY`` and handed to the SDK only; it is never put
+in a file, an event or an error text (``redact`` strips it from anything the SDK says).
+``ANTHROPIC_BASE_URL`` is honoured, so any Anthropic-compatible endpoint works. The SDK
+keeps its own retries (429, 529, 5xx, connection errors); what still fails comes back as
+an ``ApiFailure`` carrying the API's own message.
+
+The request body is sent as built (model, max_tokens and messages as the SDK's required
+arguments, every other field as given through ``extra_body``), so what the endpoint
+receives is the branch's request plus ``"stream": true``. The assistant turn stored is
+the provider's content array as the SDK accumulated it from the stream, with only the
+fields the stream carried (in the API's field order, type first).
+
+The SDK is imported only when a call is made, so the headless verbs start without it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from tui.core.branch.events import ApiFailure, BlockStarted, Delta
+from tui.core.errors import UsageError
+from tui.core.run import ModelCall, RecordedRequest
+
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+KEY_HELP = ("ANTHROPIC_API_KEY is not set: branch mode calls the model with your own API key. "
+            "Set it in the environment (export ANTHROPIC_API_KEY=...); ANTHROPIC_BASE_URL points "
+            "turnscope at another Anthropic-compatible endpoint")
+SDK_ARGUMENTS = ("model", "max_tokens", "messages")
+WIRE_ORDER = ("type", "id", "name", "input", "text", "thinking", "signature", "data", "citations")
+
+
+class NoApiKey(UsageError):
+    """No key in the environment: nothing was sent."""
+
+
+class IncompleteStream(Exception):
+    """The stream ended before ``message_stop``: the turn is not complete and is not kept."""
+
+
+def api_key() -> str:
+    key = os.environ.get(KEY_VARIABLE, "").strip()
+    if not key:
+        raise NoApiKey(KEY_HELP)
+    return key
+
+
+def redact(text: str) -> str:
+    """``text`` without the API key (in case an endpoint or library ever echoes it)."""
+    key = os.environ.get(KEY_VARIABLE, "").strip()
+    return text.replace(key, "[ANTHROPIC_API_KEY]") if len(key) >= 4 else text
+
+
+def make_client() -> Any:
+    """An ``AsyncAnthropic`` client for the key and base URL in the environment."""
+    key = api_key()
+    from anthropic import AsyncAnthropic
+
+    return AsyncAnthropic(api_key=key, base_url=os.environ.get("ANTHROPIC_BASE_URL") or None)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+async def stream_turn(client: Any, body: dict[str, Any], index: int,
+                      emit: Callable[[Any], None]) -> tuple[dict[str, Any], ModelCall]:
+    """Send ``body`` streaming; ``emit`` each block start and delta; return the turn and its call."""
+    required = {k: body[k] for k in SDK_ARGUMENTS}
+    extra = {k: v for k, v in body.items() if k not in SDK_ARGUMENTS and k != "stream"}  # always streamed
+    started, t0 = now_iso(), time.monotonic()
+    complete = False
+    async with client.messages.stream(**required, extra_body=extra or None) as stream:
+        async for event in stream:
+            kind = event.type
+            if kind == "message_stop":
+                complete = True
+            elif kind == "content_block_start":
+                block = event.content_block
+                emit(BlockStarted(index, event.index, block.type, getattr(block, "name", None)))
+            elif kind == "content_block_delta":
+                delta = event.delta
+                if delta.type == "text_delta":
+                    emit(Delta(index, event.index, "text", delta.text))
+                elif delta.type == "thinking_delta":
+                    emit(Delta(index, event.index, "thinking", delta.thinking))
+                elif delta.type == "input_json_delta":
+                    emit(Delta(index, event.index, "input_json", delta.partial_json))
+        if not complete:
+            raise IncompleteStream("the stream ended before the message was complete")
+        message = await stream.get_final_message()
+        request_id = stream.request_id
+        status = stream.response.status_code
+    turn = {"role": "assistant", "content": [_wire_order(block.to_dict(mode="json")) for block in message.content]}
+    usage = message.usage.to_dict(mode="json") if message.usage is not None else None
+    call = ModelCall(message=index, usage=usage, stop_reason=message.stop_reason, model=message.model,
+                     request_id=request_id, started=started,
+                     duration_ms=round((time.monotonic() - t0) * 1000, 1),
+                     request=RecordedRequest(messages=index), status=status)
+    return turn, call
+
+
+def _wire_order(block: dict[str, Any]) -> dict[str, Any]:
+    """The block's fields in the API's order (type first); the SDK's models list them alphabetically."""
+    head = [k for k in WIRE_ORDER if k in block]
+    return {k: block[k] for k in [*head, *(k for k in block if k not in head)]}
+
+
+def failure(exc: BaseException) -> ApiFailure:
+    """What went wrong with a model call, in the API's own words where it gave any."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        body = exc.body
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            message, error_type = error["message"], error.get("type")
+        else:
+            message, error_type = (body if isinstance(body, str) else str(exc.message)), None
+        status = exc.status_code if exc.status_code != 200 else None  # 200: an error event mid-stream
+        return ApiFailure("status", redact(message), status=status, error_type=error_type,
+                          request_id=exc.request_id)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ApiFailure("connection", "the request timed out (after the SDK's retries)")
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        return ApiFailure("connection", redact(f"{exc.message}{detail} (after the SDK's retries)"))
+    if isinstance(exc, IncompleteStream):
+        return ApiFailure("connection", str(exc))
+    if isinstance(exc, anthropic.AnthropicError):
+        return ApiFailure("other", redact(f"{type(exc).__name__}: {exc}"))
+    name = type(exc).__name__
+    if type(exc).__module__.startswith(("httpx", "httpcore", "ssl", "socket")) or isinstance(exc, OSError):
+        return ApiFailure("connection", redact(f"the connection broke: {name}: {exc}"))
+    return ApiFailure("other", redact(f"{name}: {exc}"))
