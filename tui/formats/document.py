@@ -9,6 +9,7 @@ A JSON-lines file with a bad line keeps the rest and records a warning naming th
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from tui.core import jsonio
@@ -16,6 +17,7 @@ from tui.core.errors import LoadError
 from tui.core.run import LoadWarning
 
 HEAD_BYTES = 1 << 16
+_NON_SPACE = re.compile(rb"\S")
 _UNSET = object()
 
 
@@ -74,20 +76,23 @@ class Document:
     # -- JSON lines ----------------------------------------------------------------------
 
     def first_line(self) -> Any:
-        """The first non-blank line parsed, or None; cheap, for sniffing JSONL."""
-        start = 0
+        """The first non-blank line parsed, or None; cheap, for sniffing JSONL.
+
+        When that line is the whole document (a one-line JSON file), the document's own
+        cached parse is used: the file is never parsed, or copied, twice.
+        """
         data = self.data
-        while start < len(data):
-            end = data.find(b"\n", start)
-            end = len(data) if end < 0 else end
-            line = data[start:end].strip()
-            if line:
-                try:
-                    return jsonio.loads(line, self.path)
-                except LoadError:
-                    return None
-            start = end + 1
-        return None
+        found = _NON_SPACE.search(data)
+        if found is None:
+            return None
+        start = found.start()
+        end = data.find(b"\n", start)
+        if end < 0 or _NON_SPACE.search(data, end) is None:
+            return self.json_or_none()
+        try:
+            return jsonio.loads(data[start:end], self.path)
+        except LoadError:
+            return None
 
     def lines(self) -> list[tuple[int, Any]]:
         """``(line number, value)`` for every parseable non-blank line; bad lines become warnings."""
