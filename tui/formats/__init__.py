@@ -79,7 +79,7 @@ def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None
         module = detect(doc)
     runs = module.load(doc)
     if not runs:
-        raise LoadError(path, f"no run found in this {module.NAME} file")
+        raise LoadError(path, f"no run found in this {module.NAME} file", 1, 1)
     if system is not None or tools is not None:
         attach_sidecars(runs, system, tools)
     return runs
