@@ -236,3 +236,26 @@ def test_messages_are_kept_exactly_as_loaded(tmp_path):
     run = open_run(str(write_json(tmp_path / "odd.json", odd)))
     assert run.messages == odd
     assert json.dumps(run.messages) == json.dumps(odd)  # key order too
+
+
+def test_jsonl_with_a_bom_and_crlf_line_ends(tmp_path):
+    path = tmp_path / "win.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b"\r\n".join(json.dumps(m).encode() for m in REFUND) + b"\r\n")
+    assert open_run(str(path)).messages == REFUND
+
+
+def test_jsonl_whose_first_line_is_broken_still_loads_the_rest(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"role": "user", "cont\n' + "\n".join(json.dumps(m) for m in REFUND[1:]) + "\n")
+    run = open_run(str(path))
+    assert run.messages == REFUND[1:]
+    assert [(w.line, w.text.split(":")[0]) for w in run.warnings] == [(1, "skipped")]
+
+
+def test_a_truncated_pretty_printed_body_is_a_parse_error_not_json_lines(tmp_path):
+    path = tmp_path / "body.json"
+    text_ = json.dumps({"model": MODEL, "messages": REFUND}, indent=2)
+    path.write_text(text_[: len(text_) // 2])
+    with pytest.raises(LoadError) as caught:
+        open_run(str(path))
+    assert caught.value.what.startswith("invalid JSON") and caught.value.line > 10

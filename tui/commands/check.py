@@ -69,5 +69,7 @@ def _report(r, args: argparse.Namespace) -> bool:
         if f.cause:
             out(f"  likely cause: {one_line(f.cause)}")
     if not findings and not r.warnings:
-        out(f"{where}: ok ({len(r.messages)} messages, {len(r.calls)} model calls, {r.source.prefix} prefixes)")
+        messages, calls = len(r.messages), len(r.calls)
+        out(f"{where}: ok ({messages} message{'s' if messages != 1 else ''}, {calls} model call"
+            f"{'s' if calls != 1 else ''}, {r.source.prefix} prefixes)")
     return failed

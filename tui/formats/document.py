@@ -129,6 +129,23 @@ class Document:
         value = self._first_value()
         return None if value is _FAILED else value
 
+    def second_line(self) -> Any:
+        """The second non-blank line parsed, or None: a JSONL file whose first line is broken
+        is still recognised by its next one (a pretty-printed JSON document never has a
+        whole object on its second line)."""
+        span = self._first_span()
+        if span is None or span[2] is None:
+            return None
+        start = span[2]
+        end = self.data.find(b"\n", start)
+        end = len(self.data) if end < 0 else end
+        if end - start > HEAD_BYTES:
+            return None
+        try:
+            return jsonio.loads(self.data[start:end], self.path)
+        except LoadError:
+            return None
+
     def lines(self) -> list[tuple[int, Any]]:
         """``(line number, value)`` for every parseable non-blank line; bad lines become warnings."""
         if self._lines is None:

@@ -42,6 +42,8 @@ def sniff(doc: Document) -> int:
         first = doc.first_line()
         if _is_message(first) or _is_header(first):
             return 15 if looks_openai([first]) else 40
+        if first is None and _is_message(doc.second_line()):
+            return 30  # JSON lines with a broken first line: load the rest, warn about line 1
     return 0
 
 
