@@ -307,3 +307,15 @@ def test_new_output_files_get_the_usual_permissions(cli, tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_show_at_0_and_of_an_empty_run(cli, tmp_path):
+    lines = cli("show", SAMPLES / "refund/run.jsonl", "--at", "0").stdout.splitlines()
+    assert lines[2] == "nothing came before message 0 of 8: the run starts with it"
+    assert "== messages (none) ==" in lines and "== message 0: written by the caller, not a model response ==" in lines
+    empty = tmp_path / "header-only.jsonl"
+    empty.write_text('{"system": "Be brief."}\n')
+    assert cli("show", empty).stdout.splitlines()[2] == "the run holds no messages"
+    assert cli("show", empty, "--at", "1").stderr == \
+        "turnscope: index 1 is out of range: the run has no messages (0 is its only request)\n"
+    assert cli("check", empty).stdout == f"{empty}: error messages_empty: messages must have at least one element\n"

@@ -70,6 +70,10 @@ def header(r: Run, req: RequestAt) -> list[str]:
         lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
     if req.call is not None:
         lines.append(f"the request for message {n} of {total}, sent by model call {req.call + 1} of {len(r.calls)}")
+    elif total == 0:
+        lines.append("the run holds no messages")
+    elif n == 0:
+        lines.append(f"nothing came before message 0 of {total}: the run starts with it")
     elif n == total:
         lines.append(f"the request after message {total - 1}: messages 0..{total - 1}"
                      + (", ending on a prefill" if r.prefill else "") + f" ({len(r.calls)} model calls before it)")
@@ -128,7 +132,8 @@ def layout(r: Run, req: RequestAt) -> list[str]:
         if p.kind == MODEL:
             lines += ["", f"== message {n}: the response to this request ({p.label}) =="]
         else:
-            lines += ["", f"== message {n}: appended by the {p.label}, not a model response =="]
+            by = "written by the caller" if p.kind == "caller" else f"appended by the {p.label}"
+            lines += ["", f"== message {n}: {by}, not a model response =="]
         lines += _message_lines(n, r.messages[n], p.label, r)
     return lines
 
