@@ -95,7 +95,8 @@ def main() -> int:
         path = OUT / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         jsonio.atomic_write(path, data)
-        print(f"wrote {path.relative_to(ROOT)} ({len(data)} bytes)")
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"wrote {shown} ({len(data)} bytes)")
     return 0
 
 

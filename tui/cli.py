@@ -14,6 +14,7 @@ from typing import Sequence
 
 from tui import __version__
 from tui.core.errors import LoadError, UsageError
+from tui.core.safe import one_line
 
 #: Verb name -> module in ``tui.commands`` defining ``add_parser(subparsers)`` and ``run(args) -> int``.
 VERBS = {
@@ -41,8 +42,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def say(text: str) -> None:
-    """One line of trouble on stderr, prefixed like every turnscope error."""
-    print(f"turnscope: {text}", file=sys.stderr)
+    """One line of trouble on stderr, prefixed like every turnscope error. The text may quote
+    a path or run content, so control characters and newlines are shown, never sent."""
+    print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

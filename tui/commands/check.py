@@ -1,7 +1,9 @@
 """``turnscope check FILE... [--json] [--strict]``: the grammar check, as lines or JSON.
 
 Text: ``FILE:INDEX[.BLOCK]: error|warning RULE: message`` (request-level findings have no
-index), each followed by an indented likely cause. ``--json``: one object per run checked.
+index), each followed by an indented likely cause; loader warnings as
+``FILE[:INDEX]: warning load: [line L: ]what`` (``error`` with ``--strict``). ``--json``: one
+object per run checked.
 Exit 0 when no errors (and no warnings with ``--strict``), 1 when there are, 2 when a file
 cannot be read (the other files are still checked).
 """
@@ -9,9 +11,8 @@ cannot be read (the other files are still checked).
 from __future__ import annotations
 
 import argparse
-import sys
 
-from tui.commands.common import add_file_options, location, out, runs_from_args, write_bytes
+from tui.commands.common import add_file_options, location, out, runs_from_args, say, write_bytes
 from tui.core import jsonio
 from tui.core.errors import LoadError
 from tui.core.grammar import ERROR, check_run
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             runs = runs_from_args(args, path)
         except LoadError as exc:
-            print(f"turnscope: {exc.line_text()}", flush=True, file=sys.stderr)
+            say(exc.line_text())
             status = 2
             continue
         for r in runs:
@@ -58,13 +59,17 @@ def _report(r, args: argparse.Namespace) -> bool:
         return failed
     load_severity = "error" if args.strict else "warning"
     for w in r.warnings:
-        suffix = f":{w.line}" if w.line is not None else (f":{w.index}" if w.index is not None else "")
-        out(f"{where}{suffix}: {load_severity} load: {one_line(w.text)}")
+        # The number after FILE: is always a message index; a file line is named in the text.
+        at = f":{w.index}" if w.index is not None else ""
+        line = f"line {w.line}: " if w.line is not None else ""
+        out(f"{where}{at}: {load_severity} load: {line}{one_line(w.text)}")
     for f in findings:
         at = f":{f.where()}" if f.index is not None else ""
         out(f"{where}{at}: {f.severity} {f.rule}: {one_line(f.message)}")
         if f.cause:
             out(f"  likely cause: {one_line(f.cause)}")
     if not findings and not r.warnings:
-        out(f"{where}: ok ({len(r.messages)} messages, {len(r.calls)} model calls, {r.source.prefix} prefixes)")
+        messages, calls = len(r.messages), len(r.calls)
+        out(f"{where}: ok ({messages} message{'s' if messages != 1 else ''}, {calls} model call"
+            f"{'s' if calls != 1 else ''}, {r.source.prefix} prefixes)")
     return failed

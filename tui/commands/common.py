@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from tui.core.run import Run
-from tui.core.safe import visible
+from tui.core.safe import already_visible, one_line, utf8_already_visible, visible
 from tui.formats import format_names, load_runs, open_run
 
 
@@ -38,9 +38,32 @@ def runs_from_args(args: argparse.Namespace, path: str) -> list[Run]:
     return load_runs(path, **options(args))
 
 
+def say(text: str) -> None:
+    """One line of trouble on stderr, ``turnscope: ...``, with control characters shown."""
+    sys.stdout.flush()
+    print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
+
+
 def out(text: str = "") -> None:
     """Print text that may hold run content: control characters are shown, never sent."""
     sys.stdout.write(visible(text) + "\n")
+
+
+def out_lines(lines: list[str]) -> None:
+    """``out`` for many lines at once: one write, and one fast check that nothing needs escaping."""
+    text = "\n".join(lines) + "\n"
+    if (sys.stdout.encoding or "").lower().replace("-", "") == "utf8":
+        data = text.encode("utf-8", "surrogatepass")
+        del text
+        if utf8_already_visible(data):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            return
+        text = data.decode("utf-8", "surrogatepass")
+    if not already_visible(text):
+        text = "".join(visible(line) + "\n" for line in lines)
+    sys.stdout.write(text)
 
 
 def write_bytes(data: bytes) -> None:

@@ -2,8 +2,10 @@
 
 ``--json`` prints exactly the JSON body that was (or would be) POSTed. Without it, a
 readable layout with headed sections: params, system, tools, messages 0..N-1, and message
-N marked as the model's (or the loop's) output. The header says whether the prefix is
-exact (taken from a recorded request) or reconstructed.
+N (the model's response to this request, or what the loop appended). The header says
+whether the prefix is exact (taken from a recorded request) or reconstructed (rebuilt
+from the run's messages). Without ``--at``: the last request the run sent, or the request
+the file itself holds (a request body, a run waiting on the model).
 """
 
 from __future__ import annotations
@@ -11,32 +13,46 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tui.commands.common import add_file_options, open_from_args, out, write_bytes
+from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
 from tui.core import jsonio
 from tui.core.prefix import RequestAt, request_at
-from tui.core.producers import producers
+from tui.core.producers import MODEL, producers
 from tui.core.run import Run, block_type
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
+CONTINUE = "      "  # continuation lines of a block, under its first line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("show", help="print the request that produced message N")
+    parser = sub.add_parser("show", help="print the request that produced message N",
+                            description=__doc__.split("\n\n", 1)[1],
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     add_file_options(parser)
     parser.add_argument("--at", type=int, default=None, metavar="N",
-                        help="message index (default: the last; the message count means the next request)")
+                        help="message index (default: the last request sent; the message count means the next "
+                             "request); negative counts back from the end")
     parser.add_argument("--json", action="store_true", help="exactly the JSON body that was (or would be) POSTed")
+
+
+def default_index(r: Run) -> int:
+    """The last request the run sent: the one behind its final response, or (when the run
+    ends on a user message or a prefill) the request that the messages themselves make up."""
+    if not r.messages:
+        return 0
+    last = r.messages[-1]
+    if r.prefill or not (isinstance(last, dict) and last.get("role") == "assistant"):
+        return len(r.messages)
+    return len(r.messages) - 1
 
 
 def run(args: argparse.Namespace) -> int:
     r = open_from_args(args)
-    n = args.at if args.at is not None else max(len(r.messages) - 1, 0)
+    n = args.at if args.at is not None else default_index(r)
     req = request_at(r, n)
     if args.json:
         write_bytes(jsonio.dumps(req.body))
     else:
-        for line in layout(r, req):
-            out(line)
+        out_lines(layout(r, req))
     return 0
 
 
@@ -44,25 +60,45 @@ def _json(value: Any) -> str:
     return jsonio.dumps(value).decode("utf-8", "replace")
 
 
+def header(r: Run, req: RequestAt) -> list[str]:
+    n, total = req.index, len(r.messages)
+    source = r.source.path + (f"#{r.source.run_index}" if r.source.run_count > 1 else "")
+    lines = [f"{source} · {r.source.format} format"]
+    if req.exact:
+        lines.append("prefix: exact (the request as it was recorded)")
+    else:
+        lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
+    if req.call is not None:
+        lines.append(f"the request for message {n} of {total}, sent by model call {req.call + 1} of {len(r.calls)}")
+    elif total == 0:
+        lines.append("the run holds no messages")
+    elif n == 0:
+        lines.append(f"nothing came before message 0 of {total}: the run starts with it")
+    elif n == total:
+        lines.append(f"the request after message {total - 1}: messages 0..{total - 1}"
+                     + (", ending on a prefill" if r.prefill else "") + f" ({len(r.calls)} model calls before it)")
+    else:
+        lines.append(f"messages 0..{n - 1}: what the loop held when it appended message {n} of {total} "
+                     "(no model call produced it)")
+    body = req.body
+    missing = [name for name, what in (("system", "system prompt"), ("tools", "tool schemas")) if name not in body]
+    if missing and not req.exact:
+        names = " and no ".join("system prompt" if m == "system" else "tool schemas" for m in missing)
+        flags = " / ".join(f"--{m}" for m in missing)
+        lines.append(f"note: this source holds no {names}; the real request may have carried "
+                     f"{'them' if len(missing) > 1 or missing == ['tools'] else 'one'} (attach with {flags} FILE)")
+    return lines
+
+
 def layout(r: Run, req: RequestAt) -> list[str]:
+    """The readable layout; an item may hold several lines (a long tool result stays one item)."""
     n, body = req.index, req.body
     total = len(r.messages)
-    lines = [f"{r.source.path} · {r.source.format} · "
-             f"{'exact prefix (recorded request)' if req.exact else 'reconstructed prefix'}"]
-    if req.call is not None:
-        lines.append(f"request for message {n} of {total}, sent by model call {req.call + 1} of {len(r.calls)}")
-    elif n == total:
-        lines.append(f"the next request (after message {total - 1}), {len(r.calls)} model calls so far")
-    else:
-        lines.append(f"messages 0..{n - 1}: the state the loop held when it appended message {n} of {total}")
-    if not req.exact:
-        missing = [name for name in ("system", "tools") if name not in body]
-        if missing:
-            lines.append(f"note: this source recorded no {' or '.join(missing)}; "
-                         "the model saw them but they are not shown")
+    lines = header(r, req)
     params = {k: v for k, v in body.items() if k not in ("system", "tools", "messages")}
-    lines.append("")
-    lines.append("== params ==")
+    lines += ["", "== params =="]
+    if not params:
+        lines.append("(none recorded)")
     for key in PARAM_KEYS:
         if key in params:
             note = "  (from the call record)" if key == "model" and req.model_from_call else ""
@@ -71,7 +107,7 @@ def layout(r: Run, req: RequestAt) -> list[str]:
         if key not in PARAM_KEYS:
             lines.append(f"{key}: {_json(value)}")
     if "system" in body:
-        lines += ["", "== system ==", *_system_lines(body["system"])]
+        lines += ["", "== system ==", _system_text(body["system"])]
     if "tools" in body:
         tools = body["tools"] if isinstance(body["tools"], list) else []
         lines += ["", f"== tools ({len(tools)}) =="]
@@ -84,55 +120,74 @@ def layout(r: Run, req: RequestAt) -> list[str]:
                     lines.append(f"    type: {tool.get('type')}")
             else:
                 lines.append(f"- {_json(tool)}")
-    table = producers(r)
+    table = producers(r, upto=n + 1)
     messages = body["messages"]
+    replaced = _replaced(r, req)
     lines += ["", f"== messages 0..{len(messages) - 1} ({len(messages)}) ==" if messages else "== messages (none) =="]
     for i, message in enumerate(messages):
-        lines += _message_lines(i, message, table[i].label if i < len(table) else "?", r)
+        note = " · as this request carried it (the run stores a different turn)" if i in replaced else ""
+        lines += _message_lines(i, message, table[i].label if i < len(table) else "?", r, note)
     if n < total:
         p = table[n]
-        lines += ["", f"== produces message {n}: {p.label}"
-                      f"{' (the model' + chr(39) + 's output)' if p.kind == 'model' else ''} =="]
+        if p.kind == MODEL:
+            lines += ["", f"== message {n}: the response to this request ({p.label}) =="]
+        else:
+            by = "written by the caller" if p.kind == "caller" else f"appended by the {p.label}"
+            lines += ["", f"== message {n}: {by}, not a model response =="]
         lines += _message_lines(n, r.messages[n], p.label, r)
     return lines
 
 
-def _system_lines(system: Any) -> list[str]:
+def _replaced(r: Run, req: RequestAt) -> set[int]:
+    call = r.calls[req.call] if req.call is not None else None
+    return set(call.request.replaced) if call is not None and call.request is not None else set()
+
+
+def _system_text(system: Any) -> str:
     if isinstance(system, str):
-        return system.split("\n")
+        return system
     if isinstance(system, list):
-        out_lines: list[str] = []
-        for block in system:
-            text = block.get("text") if isinstance(block, dict) else None
-            out_lines += text.split("\n") if isinstance(text, str) else [_json(block)]
-        return out_lines
-    return [_json(system)]
+        return "\n".join(block["text"] if isinstance(block, dict) and isinstance(block.get("text"), str)
+                         else _json(block) for block in system)
+    return _json(system)
 
 
-def _message_lines(i: int, message: Any, label: str, r: Run) -> list[str]:
+def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> list[str]:
     if not isinstance(message, dict):
         return [f"[{i}] (not a message) {_json(message)}"]
     call = r.call_for(i)
     stop = f" · stop_reason {call.stop_reason}" if call is not None and call.stop_reason else ""
-    lines = [f"[{i}] {message.get('role')} ({label}){stop}"]
+    if call is not None and call.response is not None:
+        note += " · stored turn differs from what the provider returned (see `turnscope check`)"
+    lines = [f"[{i}] {message.get('role')} ({label}){stop}{note}"]
     content = message.get("content")
     if isinstance(content, str):
-        return lines + ["    " + line for line in content.split("\n")]
-    if not isinstance(content, list):
-        return lines + [f"    content: {_json(content)}"]
-    for block in content:
-        lines += ["    " + line for line in _block_lines(block)]
+        lines.append("    " + content.replace("\n", "\n    "))
+    elif not isinstance(content, list):
+        lines.append(f"    content: {_json(content)}")
+    else:
+        lines += ["    " + _block_text(block, "\n    " + CONTINUE) for block in content]
     return lines
 
 
 def _block_lines(block: Any) -> list[str]:
+    """One block as lines: the first names the block, the rest are indented under it."""
+    return _block_text(block, "\n" + CONTINUE).split("\n")
+
+
+def _indented(text: str, cont: str) -> str:
+    return text.replace("\n", cont) if "\n" in text else text
+
+
+def _block_text(block: Any, cont: str) -> str:
+    """One block as text; ``cont`` is a newline plus the indentation of continuation lines."""
     kind = block_type(block)
     if not isinstance(block, dict):
-        return [f"{kind} {_json(block)}"]
+        return f"{kind} {_json(block)}"
     if kind == "text" and isinstance(block.get("text"), str):
-        return [f"text: {line}" if k == 0 else f"      {line}" for k, line in enumerate(block["text"].split("\n"))]
+        return "text: " + _indented(block["text"], cont)
     if kind == "tool_use":
-        return [f"tool_use {block.get('id')} {block.get('name')} {_json(block.get('input'))}"]
+        return f"tool_use {block.get('id')} {block.get('name')} {_json(block.get('input'))}"
     if kind == "tool_result":
         mark = " is_error" if block.get("is_error") else ""
         content = block.get("content")
@@ -143,17 +198,17 @@ def _block_lines(block: Any) -> list[str]:
                              else f"[{block_type(b)} block]" for b in content)
         else:
             text = "" if content is None else _json(content)
-        head, *rest = text.split("\n") if text else [""]
-        return [f"tool_result {block.get('tool_use_id')}{mark}: {head}", *[f"      {line}" for line in rest]]
+        return f"tool_result {block.get('tool_use_id')}{mark}: " + _indented(text, cont)
     if kind == "thinking":
         thought = block.get("thinking")
         if isinstance(thought, str) and thought.strip():
-            return [f"thinking: {line}" if k == 0 else f"      {line}" for k, line in enumerate(thought.split("\n"))]
-        return [f"thinking: (not returned by the provider; signature {len(str(block.get('signature') or ''))} chars)"]
+            return "thinking: " + _indented(thought, cont)
+        return f"thinking: (not returned by the provider; signature {len(str(block.get('signature') or ''))} chars)"
     if kind == "redacted_thinking":
-        return [f"redacted_thinking: (thinking not returned by the provider; data {len(str(block.get('data') or ''))} chars)"]
+        return (f"redacted_thinking: (thinking not returned by the provider; "
+                f"data {len(str(block.get('data') or ''))} chars)")
     if kind in ("image", "document"):
         source = block.get("source") if isinstance(block.get("source"), dict) else {}
         size = len(str(source.get("data") or source.get("url") or ""))
-        return [f"[{kind} {source.get('media_type', source.get('type', ''))}, {size} chars of source]"]
-    return [f"{kind}: {_json(block)}"]
+        return f"[{kind} {source.get('media_type', source.get('type', ''))}, {size} chars of source]"
+    return f"{kind}: {_json(block)}"

@@ -3,43 +3,76 @@
 The seeds' drill: for each message say what it is, who produced it, what was visible
 when it was produced or acted on, and why control moved — every claim tied to an index.
 Nothing here is written by hand per run; a slot with no fact says so instead of guessing.
+The visible slot names the facts the model had just received (the newest tool results,
+quoted briefly), because "it could see messages 0-2" alone answers nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tui.core import jsonio
 from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
-from tui.core.run import Run, blocks_of
-from tui.core.summary import tool_results, tool_uses
+from tui.core.run import Run, blocks_of, first_text
+from tui.core.summary import preview, tool_results, tool_uses
+
+#: How much of a tool input or result a sentence quotes.
+QUOTE = 100
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _compact(value: Any) -> str:
+    text = value if isinstance(value, str) else jsonio.dumps(value).decode("utf-8", "replace")
+    return preview(text, QUOTE)
+
+
+def _call_text(block: dict[str, Any]) -> str:
+    return f"{block.get('name')} {_compact(block.get('input'))}"
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        content = " ".join(b.get("text", "") if isinstance(b, dict) and b.get("type") == "text"
+                           else f"[{b.get('type') if isinstance(b, dict) else '?'}]" for b in content)
+    text = _compact(content if content is not None else "")
+    return f"{text} (is_error)" if block.get("is_error") else text
+
+
 def what_it_is(i: int, message: Any) -> str:
     role = message.get("role") if isinstance(message, dict) else None
-    blocks = blocks_of(message)
-    kinds: dict[str, int] = {}
-    for block in blocks:
-        kind = block.get("type") if isinstance(block, dict) else None
-        kinds[str(kind)] = kinds.get(str(kind), 0) + 1
-    parts = []
-    for kind, count in kinds.items():
-        if kind == "tool_use":
-            names = ", ".join(str(b.get("name")) for b in tool_uses(message))
-            parts.append(f"{_plural(count, 'tool_use')} ({names})")
-        elif kind == "tool_result":
-            errors = sum(1 for b in tool_results(message) if b.get("is_error"))
-            note = f", {errors} marked is_error" if errors else ""
-            ids = ", ".join(str(b.get("tool_use_id")) for b in tool_results(message))
-            parts.append(f"{_plural(count, 'tool_result')} ({ids}{note})")
-        else:
-            parts.append(f"{_plural(count, kind + ' block')}")
-    holding = ", ".join(parts) if parts else "no content"
     noun = {"user": "a user turn", "assistant": "an assistant turn"}.get(role, f"a message with role {role!r}")
-    return f"Message {i} is {noun} holding {holding}."
+    parts: list[str] = []
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        parts.append(f'the text "{preview(content, QUOTE)}"')
+    else:
+        counts: dict[str, int] = {}
+        for block in blocks_of(message):
+            kind = block.get("type") if isinstance(block, dict) else None
+            counts[str(kind)] = counts.get(str(kind), 0) + 1
+        for kind, count in counts.items():
+            if kind == "tool_use":
+                calls = "; ".join(_call_text(b) for b in tool_uses(message))
+                parts.append(f"{_plural(count, 'tool_use')}: {calls}")
+            elif kind == "tool_result":
+                results = tool_results(message)
+                errors = sum(1 for b in results if b.get("is_error"))
+                note = f", {errors} marked is_error" if errors else ""
+                parts.append(f"{_plural(count, 'tool_result')} for {', '.join(str(b.get('tool_use_id')) for b in results)}"
+                             f"{note}")
+            elif kind == "text" and count == 1:
+                parts.append(f'a text block ("{preview(first_text(content) or "", QUOTE)}")')
+            else:
+                parts.append(_plural(count, f"{kind} block"))
+    return f"Message {i} is {noun} holding {_and(parts) if parts else 'no content'}."
 
 
 def who_produced(run: Run, p: Producer) -> str:
@@ -67,52 +100,109 @@ def _asking_turn(run: Run, i: int) -> int | None:
     return None
 
 
+def _beside(run: Run) -> str:
+    tools = len(run.tools) if isinstance(run.tools, list) else 0
+    have = []
+    if run.system is not None:
+        have.append("the system prompt")
+    if tools:
+        have.append(_plural(tools, "tool schema"))
+    if have:
+        return "with " + _and(have)
+    return "with no system prompt or tool schemas recorded in this source"
+
+
 def what_was_visible(run: Run, p: Producer) -> str:
     i = p.index
-    beside = ("the system prompt and tool schemas" if run.exact or run.system is not None or run.tools
-              else "no recorded system prompt or tool schemas (this prefix is reconstructed)")
     if i == 0:
-        return f"Nothing in the run came before it; the request that followed carried it with {beside}."
+        return f"Nothing in the run came before it; the first request carried it {_beside(run)}."
     if p.kind == LOOP:
         asked = _asking_turn(run, i)
         if asked is not None:
-            names = ", ".join(f"{b.get('name')} {b.get('id')}" for b in tool_uses(run.messages[asked]))
-            return f"The loop acted on the tool_use blocks of message {asked} ({names}); the model saw nothing new."
+            calls = "; ".join(f"{_call_text(b)} ({b.get('id')})" for b in tool_uses(run.messages[asked]))
+            return (f"The loop acted on the tool_use blocks of message {asked}: {calls}; "
+                    "the model saw nothing of this until the next request.")
+    span = "message 0" if i == 1 else f"messages 0-{i - 1}"
     if p.kind in (MODEL, PREFILL):
-        return f"The model could see messages 0-{i - 1} ({_visible_summary(run, i)}) and {beside}."
-    return f"Messages 0-{i - 1} came before it ({_visible_summary(run, i)})."
+        return f"When it was produced the model could see {span}: {_history(run, i, own=True)}, {_beside(run)}."
+    return f"{span[0].upper()}{span[1:]} came before it: {_history(run, i, own=False)}."
 
 
-def _visible_summary(run: Run, i: int) -> str:
+def _history(run: Run, i: int, own: bool) -> str:
+    """Messages 0..i-1 in brief: the oldest and the model's own last turn by index, the
+    results that arrived since that turn quoted (they are what the model is answering)."""
+    last_turn = next((j for j in range(i - 1, -1, -1) if _role(run.messages[j]) == "assistant"), None)
     items = []
-    for j in range(i):
+    first = run.messages[0]
+    if _role(first) == "user" and not tool_results(first):
+        items.append(f'the caller\'s message 0 ("{preview(first_text(first.get("content")), 60)}")')
+    elif last_turn != 0:
+        items.append("message 0")
+    start = 1
+    if last_turn is not None and last_turn > 0:
+        between = [j for j in range(start, last_turn) if _role(run.messages[j]) == "assistant"]
+        if between:
+            calls = sum(len(tool_uses(run.messages[j])) for j in between)
+            items.append(f"{_plural(len(between), 'earlier turn')} (messages {start}-{last_turn - 1}, "
+                         f"{_plural(calls, 'tool call')} and their results)")
+        names = ", ".join(str(b.get("name")) for b in tool_uses(run.messages[last_turn]))
+        items.append(f"{'its own turn' if own else 'the assistant turn'} {last_turn}"
+                     + (f" asking for {names}" if names else ""))
+        start = last_turn + 1
+    names = _names_by_id(run, i)
+    for j in range(start, i):
         message = run.messages[j]
-        role = message.get("role") if isinstance(message, dict) else None
-        if role == "assistant":
-            names = [str(b.get("name")) for b in tool_uses(message)]
-            items.append(f"turn {j}" + (f" asking for {', '.join(names)}" if names else ""))
-        elif tool_results(message):
-            items.append(f"results {j}")
-        else:
-            items.append(f"the caller's message {j}")
-    if len(items) > 6:
-        head = ", ".join(items[:2])
-        tail = ", ".join(items[-3:])
-        return f"{head}, ... {len(items) - 5} more ..., {tail}"
-    return ", ".join(items)
+        results = tool_results(message)
+        if results:
+            quoted = "; ".join(f"{names.get(b.get('tool_use_id'), b.get('tool_use_id'))} returned {_result_text(b)}"
+                               for b in results[:4])
+            more = f"; and {len(results) - 4} more" if len(results) > 4 else ""
+            items.append(f"the results at message {j} ({quoted}{more})")
+        elif _role(message) == "user":
+            items.append(f'the caller\'s message {j} ("{preview(first_text(message.get("content")), 60)}")')
+        elif j != 0:
+            items.append(f"message {j}")
+    return _and(items)
+
+
+def _role(message: Any) -> Any:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def _names_by_id(run: Run, i: int) -> dict[Any, Any]:
+    names: dict[Any, Any] = {}
+    for j in range(i - 1, -1, -1):
+        if _role(run.messages[j]) == "assistant":
+            for b in tool_uses(run.messages[j]):
+                names.setdefault(b.get("id"), b.get("name"))
+            if names:
+                break
+    return names
 
 
 def why_control_moved(run: Run, p: Producer, table: list[Producer]) -> str:
     i = p.index
     following = i + 1 if i + 1 < len(run.messages) else None
-    stop = f" (stop_reason {p.stop_reason}{', inferred' if p.stop_inferred else ''})" if p.stop_reason else ""
-    text = p.transition[0].upper() + p.transition[1:]
+    stop = f" (stop_reason {p.stop_reason}{', inferred' if p.stop_reason and p.stop_inferred else ''})" \
+        if p.stop_reason else ""
+    if p.kind == MODEL:
+        if tool_uses(run.messages[i]):
+            text = f"The turn contains a tool call{stop}, so control moved to the loop"
+            if following is None:
+                text += ", which never answered: the run ends here"
+        elif p.stop_reason in ("end_turn", "stop_sequence"):
+            text = f"The turn contains no tool call{stop}, so " + (
+                "the run ends here" if following is None else "control returned to the caller")
+        else:
+            text = f"The turn contains no tool call{stop}: {p.transition}"
+    else:
+        text = p.transition[0].upper() + p.transition[1:]
     if following is not None:
         nxt = table[following]
         who = {MODEL: f"model call {nxt.call + 1 if nxt.call is not None else '?'}", LOOP: "the loop",
                CALLER: "the caller"}.get(nxt.kind, nxt.kind)
-        return f"{text}{stop}; message {following} comes from {who}."
-    return f"{text}{stop}."
+        return f"{text}; message {following} comes from {who}."
+    return f"{text}."
 
 
 def account(run: Run, i: int, table: list[Producer] | None = None) -> list[str]:

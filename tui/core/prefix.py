@@ -37,6 +37,8 @@ def check_index(run: Run, n: int) -> int:
     if n < 0:
         n += total
     if not 0 <= n <= total:
+        if total == 0:
+            raise UsageError(f"index {n} is out of range: the run has no messages (0 is its only request)")
         raise UsageError(f"index {n} is out of range: the run has {total} messages (0..{total - 1}), "
                          f"and {total} is the next request")
     return n

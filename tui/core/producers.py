@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tui.core.run import Run, blocks_of
+from tui.core.run import Run
 
 CALLER = "caller"
 MODEL = "model"
@@ -40,20 +40,25 @@ class Producer:
         return self.kind
 
 
-def _has(message: Any, kind: str) -> bool:
-    return any(isinstance(b, dict) and b.get("type") == kind for b in blocks_of(message))
+def _kinds(message: dict) -> set:
+    content = message.get("content")
+    if isinstance(content, list):
+        return {b.get("type") for b in content if isinstance(b, dict)}
+    return {"text"} if isinstance(content, str) else set()
 
 
-def producers(run: Run) -> list[Producer]:
+def producers(run: Run, upto: int | None = None) -> list[Producer]:
+    """The producer of every message (or of messages ``0..upto-1``: the same entries, fewer)."""
     out = []
     messages = run.messages
     last = len(messages) - 1
     previous_role = None
-    for i, message in enumerate(messages):
+    for i, message in enumerate(messages if upto is None else messages[:upto]):
         role = message.get("role") if isinstance(message, dict) else None
         parity_break = (i == 0 and role != "user") or (role is not None and role == previous_role)
         previous_role = role
         k = run.call_index(i)
+        kinds = _kinds(message) if role is not None else set()
         if role == "assistant":
             if k is None:
                 out.append(Producer(i, PREFILL if run.prefill and i == last else UNKNOWN, None, None, False,
@@ -64,11 +69,11 @@ def producers(run: Run) -> list[Producer]:
             call = run.calls[k]
             stop, inferred = call.stop_reason, False
             if stop is None:
-                stop, inferred = ("tool_use" if _has(message, "tool_use") else "end_turn"), True
-            out.append(Producer(i, MODEL, k, stop, inferred, _model_transition(stop, i == last, message),
+                stop, inferred = ("tool_use" if "tool_use" in kinds else "end_turn"), True
+            out.append(Producer(i, MODEL, k, stop, inferred, _model_transition(stop, i == last, "tool_use" in kinds),
                                 parity_break))
         elif role == "user":
-            results = _has(message, "tool_result")
+            results = "tool_result" in kinds
             kind = LOOP if results else CALLER
             if i == last:
                 transition = "the run stops here: the next request was never answered"
@@ -82,8 +87,8 @@ def producers(run: Run) -> list[Producer]:
     return out
 
 
-def _model_transition(stop: str, last: bool, message: Any) -> str:
-    if stop == "tool_use" or _has(message, "tool_use"):
+def _model_transition(stop: str, last: bool, has_tool_use: bool) -> str:
+    if stop == "tool_use" or has_tool_use:
         if last:
             return "tool_use hands control to the loop, which never answered: the run ends here"
         return "tool_use hands control to the loop"

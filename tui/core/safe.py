@@ -17,6 +17,8 @@ import re
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SAFE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
+_HIGH = bytes(range(0x80, 0x100))
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -32,6 +34,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with every control or direction-changing character shown as an escape."""
+    if text.isprintable():  # fast path: every character escaped below is non-printable
+        return text
     text = _UNSAFE.sub(_escape, text)
     if _SURROGATE.search(text):
         text = _SURROGATE.sub(_escape, text)
@@ -40,7 +44,30 @@ def visible(text: str) -> str:
 
 def one_line(text: str) -> str:
     """Like ``visible``, and newlines and tabs too, for one-line summaries."""
+    if text.isprintable():
+        return text
     text = _UNSAFE_LINE.sub(_escape, text)
     if _SURROGATE.search(text):
         text = _SURROGATE.sub(_escape, text)
     return text
+
+
+def already_visible(text: str) -> bool:
+    """True when ``visible(text)`` would change nothing; fast on large texts.
+
+    The printable ASCII bytes (and newline, tab) are deleted from the UTF-8 encoding; what
+    remains are control bytes and the complete multi-byte sequences, in order, so decoding
+    it gives exactly the non-ASCII characters for the one check that needs a regex.
+    """
+    return utf8_already_visible(text.encode("utf-8", "surrogatepass"))
+
+
+def utf8_already_visible(data: bytes) -> bool:
+    """``already_visible`` for text already encoded as UTF-8 (surrogates passed through)."""
+    rest = data.translate(None, _SAFE_ASCII)
+    if not rest:
+        return True
+    if rest.translate(None, _HIGH):
+        return False  # an ASCII control character
+    others = rest.decode("utf-8", "surrogatepass")
+    return _UNSAFE.search(others) is None and _SURROGATE.search(others) is None

@@ -9,14 +9,18 @@ A JSON-lines file with a bad line keeps the rest and records a warning naming th
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from tui.core import jsonio
 from tui.core.errors import LoadError
 from tui.core.run import LoadWarning
+from tui.core.safe import one_line
 
 HEAD_BYTES = 1 << 16
+_NON_SPACE = re.compile(rb"\S")
 _UNSET = object()
+_FAILED = object()
 
 
 def max_bytes() -> int:
@@ -42,6 +46,8 @@ class Document:
         self._json: Any = _UNSET
         self._json_error: LoadError | None = None
         self._lines: list[tuple[int, Any]] | None = None
+        self._span: Any = _UNSET
+        self._first: Any = _UNSET
         self.line_warnings: list[LoadWarning] = []
 
     # -- JSON as one document -------------------------------------------------------------
@@ -51,9 +57,20 @@ class Document:
         return self.head[:1] in (b"{", b"[")
 
     def json(self) -> Any:
-        """The parsed document; raises ``LoadError`` (with line and column) if it is not JSON."""
+        """The parsed document; raises ``LoadError`` (with line and column) if it is not JSON.
+
+        A file whose first line is a whole JSON value followed by more lines is JSON lines,
+        not one document: that is known from the first line alone, so a large JSONL file is
+        never handed whole to the parser just to fail (which costs a buffer its size).
+        """
         if self._json is _UNSET:
             try:
+                span = self._first_span()
+                if span is not None and span[2] is not None and self._first_value() is not _FAILED:
+                    rest = span[2]
+                    line = self.data.count(b"\n", 0, rest) + 1
+                    col = rest - (self.data.rfind(b"\n", 0, rest) + 1) + 1
+                    raise LoadError(self.path, "invalid JSON: unexpected content after document", line, col)
                 self._json = jsonio.loads(self.data, self.path)
             except LoadError as exc:
                 self._json_error = exc
@@ -73,21 +90,61 @@ class Document:
 
     # -- JSON lines ----------------------------------------------------------------------
 
+    def _first_span(self) -> tuple[int, int, int | None] | None:
+        """Start and end of the first non-blank line, and where non-blank content resumes
+        after it (None: that line is the whole document)."""
+        if self._span is _UNSET:
+            data = self.data
+            found = _NON_SPACE.search(data)
+            if found is None:
+                self._span = None
+            else:
+                start = found.start()
+                end = data.find(b"\n", start)
+                rest = _NON_SPACE.search(data, end) if end >= 0 else None
+                self._span = (start, len(data) if end < 0 else end, None if rest is None else rest.start())
+        return self._span
+
+    def _first_value(self) -> Any:
+        """The first line of a several-line file, parsed (``_FAILED`` if it is not JSON)."""
+        if self._first is _UNSET:
+            start, end, _ = self._first_span()
+            try:
+                self._first = jsonio.loads(self.data[start:end], self.path)
+            except LoadError:
+                self._first = _FAILED
+        return self._first
+
     def first_line(self) -> Any:
-        """The first non-blank line parsed, or None; cheap, for sniffing JSONL."""
-        start = 0
-        data = self.data
-        while start < len(data):
-            end = data.find(b"\n", start)
-            end = len(data) if end < 0 else end
-            line = data[start:end].strip()
-            if line:
-                try:
-                    return jsonio.loads(line, self.path)
-                except LoadError:
-                    return None
-            start = end + 1
-        return None
+        """The first non-blank line parsed, or None; cheap, for sniffing JSONL.
+
+        When that line is the whole document (a one-line JSON file), the document's own
+        cached parse is used: the file is never parsed, or copied, twice.
+        """
+        span = self._first_span()
+        if span is None:
+            return None
+        if span[2] is None:
+            return self.json_or_none()
+        value = self._first_value()
+        return None if value is _FAILED else value
+
+    def second_line(self) -> Any:
+        """The second non-blank line parsed, or None: a JSONL file whose first line is broken
+        is still recognised by its next one (a pretty-printed JSON document never has a
+        whole object on its second line)."""
+        span = self._first_span()
+        if span is None or span[2] is None:
+            return None
+        start = span[2]
+        end = self.data.find(b"\n", start)
+        end = len(self.data) if end < 0 else end
+        if end - start > HEAD_BYTES:
+            return None
+        try:
+            return jsonio.loads(self.data[start:end], self.path)
+        except LoadError:
+            return None
 
     def lines(self) -> list[tuple[int, Any]]:
         """``(line number, value)`` for every parseable non-blank line; bad lines become warnings."""
@@ -112,15 +169,53 @@ class Document:
     # -- failure -------------------------------------------------------------------------
 
     def raise_unknown(self, names: list[str]) -> None:
-        if not self.data.strip():
-            raise LoadError(self.path, "empty file")
+        """No loader took the file: say what it is instead, at the position that shows it."""
+        if not self.data or self.data.isspace():
+            raise LoadError(self.path, "empty file: there is no run in it", 1, 1)
         if self.looks_json:
             try:
-                self.json()
+                what = describe(self.json())
             except LoadError:
-                if self.first_line() is None:
+                first = self.first_line()
+                if first is None:
                     raise  # neither JSON nor JSON lines: the parse error names the position
-        raise LoadError(self.path, "unknown format: not any of " + ", ".join(names))
+                what = f"JSON lines whose first line is {describe(first)}"
+        else:
+            what = f"not JSON (it starts with '{one_line(self.head[:40].decode('utf-8', 'replace'))}')"
+        raise LoadError(self.path, f"unknown format: {what}; turnscope reads {', '.join(names)} "
+                                   "(--format NAME forces one)", 1, 1)
+
+
+def describe(value: Any) -> str:
+    """What a parsed JSON value is, in a few words (for "unknown format")."""
+    if isinstance(value, dict):
+        if not value:
+            return "an empty JSON object"
+        keys = ", ".join(repr(k) for k in list(value)[:6]) + (", ..." if len(value) > 6 else "")
+        messages = value.get("messages")
+        if "messages" in value and not isinstance(messages, list):
+            return f"a JSON object whose 'messages' is {_kind(messages)}, not a list"
+        return f"a JSON object with keys {one_line(keys)} (no 'messages' list)"
+    if isinstance(value, list):
+        if not value:
+            return "an empty JSON array"
+        first = value[0]
+        if isinstance(first, dict):
+            return f"a JSON array whose first item has no 'role' or 'messages' ({describe(first)})"
+        return f"a JSON array whose first item is {_kind(first)}, not a message"
+    return f"a JSON value that is {_kind(value)}"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "null" if value is None else "an object"
 
 
 def read_document(path: str, strict: bool = False) -> Document:

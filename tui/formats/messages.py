@@ -25,7 +25,9 @@ def _is_message(value: Any) -> bool:
 
 
 def _is_header(value: Any) -> bool:
-    return isinstance(value, dict) and "role" not in value and any(k in value for k in _HEADER_KEYS)
+    """A first line with system/tools/params and no messages of its own (a request body is not one)."""
+    return (isinstance(value, dict) and "role" not in value and "messages" not in value
+            and any(k in value for k in _HEADER_KEYS))
 
 
 def sniff(doc: Document) -> int:
@@ -38,8 +40,10 @@ def sniff(doc: Document) -> int:
         return 0
     if doc.head.startswith(b"{"):
         first = doc.first_line()
-        if _is_message(first) or (_is_header(first) and "messages" not in first):
+        if _is_message(first) or _is_header(first):
             return 15 if looks_openai([first]) else 40
+        if first is None and _is_message(doc.second_line()):
+            return 30  # JSON lines with a broken first line: load the rest, warn about line 1
     return 0
 
 

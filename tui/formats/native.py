@@ -22,4 +22,4 @@ def load(doc: Document) -> list[Run]:
     try:
         return runs_from_document(doc.json(), doc.path)
     except NativeError as exc:
-        raise LoadError(doc.path, f"bad turnscope run file: {exc}") from None
+        raise LoadError(doc.path, f"bad turnscope run file: {exc}", 1, 1) from None

@@ -54,5 +54,5 @@ def load(doc: Document) -> list[Run]:
     for k, body in enumerate(bodies):
         if not _is_body(body):
             where = f"item {k}: " if isinstance(value, list) else ""
-            raise LoadError(doc.path, f"{where}not a request body: needs a 'messages' list")
+            raise LoadError(doc.path, f"{where}not a request body: needs a 'messages' list", 1, 1)
     return [run_from_body(b, doc.path, k, len(bodies)) for k, b in enumerate(bodies)]

@@ -46,6 +46,8 @@ class Findings:
         self.strict = strict
         self.unsent = unsent
         self.items: list[Finding] = []
+        #: ``cache_control`` breakpoints seen in messages (counted by the message pass).
+        self.cache_controls: int | None = None
 
     def add(self, slug: str, index: int | None, block: int | None, *, detail: str = "",
             cause: str | None = None, **fields: Any) -> None:
@@ -53,7 +55,9 @@ class Findings:
         if rule.strict and not self.strict:
             return
         if rule.api is not None:
-            values = _Blank(index=index, block=block, **{k: str(v) for k, v in fields.items()})
+            # ``api_index``: the index the API's text names, where it differs from the finding's.
+            values = _Blank({"index": fields.pop("api_index", index), "block": block,
+                             **{k: str(v) for k, v in fields.items()}})
             message = rule.api.format_map(values)
             if detail:
                 message += f" [{detail}]"

@@ -1,6 +1,13 @@
 """Rules on single messages and their blocks: roles, content, text, thinking, ids.
 
 Pairing across messages lives in ``pairing``; tools, system and params in ``request``.
+This is the one pass over every block, so it also counts the ``cache_control``
+breakpoints in messages for ``request`` (``out.cache_controls``).
+
+Only a final assistant message that is *sent* (a prefill) gets the API's final-message
+exceptions (it may be empty; whitespace is judged by the trailing-whitespace rule). The
+final response of a run was never sent: it is checked as the history turn it becomes on
+the next request, and ``Findings`` reports its errors as warnings.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from tui.core.grammar.findings import Findings
 ROLES = ("user", "assistant")
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 THINKING = ("thinking", "redacted_thinking")
+TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
 SERVER_RESULTS = {
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
@@ -23,6 +31,7 @@ NO_PREFILL = ("claude-opus-4-6", "claude-opus-4-7", "claude-sonnet-4-6")
 
 
 def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: bool) -> None:
+    out.cache_controls = 0
     if not messages:
         out.add("messages_empty", None, None)
         return
@@ -44,19 +53,20 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
         elif role == previous_role == "user":
             out.add("consecutive_user", i, None, detail=f"messages {i - 1} and {i}")
         previous_role = role
-        final = i == last and role == "assistant"
-        _content(out, i, message, role, final, prefill and final, params, seen_ids)
+        sent_final = prefill and i == last and role == "assistant"
+        _content(out, i, message, role, sent_final, params, seen_ids)
 
 
 def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: bool,
-             prefill: bool, params: dict[str, Any], seen_ids: set[str]) -> None:
+             params: dict[str, Any], seen_ids: set[str]) -> None:
     content = message.get("content")
     if isinstance(content, str):
-        if content == "" and not final:
-            out.add("empty_content", i, None)
-        elif content.strip() == "" and content and not final:
+        if content == "":
+            if not final:
+                out.add("empty_content", i, None)
+        elif not final and content.isspace():
             out.add("whitespace_text_block", i, None, detail="string content is whitespace only")
-        if prefill:
+        if final:
             _prefill(out, i, [{"type": "text", "text": content}], ["text"], params, string=True)
         return
     if not isinstance(content, list):
@@ -68,24 +78,31 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
         return
     kinds = []
     for b, block in enumerate(content):
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str):
             out.add("invalid_block", i, b, detail=f"block {b} has no type")
             kinds.append(None)
             continue
-        kinds.append(block["type"])
-        _block(out, i, b, block, role, final, seen_ids, content)
-    if role == "assistant":
+        kinds.append(kind)
+        if "cache_control" in block and block["cache_control"] is not None:
+            out.cache_controls += 1
+        if kind == "text":
+            _text(out, i, b, block.get("text"), final)
+        elif kind == "tool_result":
+            _tool_result(out, i, b, block, final)
+            if role == "assistant":
+                out.add("tool_result_in_assistant", i, b)
+        else:
+            _block(out, i, b, kind, block, role, seen_ids, content)
+    if role == "assistant" and ("thinking" in kinds or "redacted_thinking" in kinds):
         _thinking_order(out, i, kinds)
-    if prefill:
+    if final:
         _prefill(out, i, content, kinds, params)
 
 
-def _block(out: Findings, i: int, b: int, block: dict[str, Any], role: Any, final: bool,
+def _block(out: Findings, i: int, b: int, kind: str, block: dict[str, Any], role: Any,
            seen_ids: set[str], content: list[Any]) -> None:
-    kind = block["type"]
-    if kind == "text":
-        _text(out, i, b, block.get("text"), final)
-    elif kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+    if kind in TOOL_USES:
         block_id = block.get("id")
         if not isinstance(block_id, str) or not ID_PATTERN.match(block_id):
             out.add("tool_use_id_pattern", i, b, kind=f"{kind}.id", detail=f"id {block_id!r}")
@@ -98,10 +115,6 @@ def _block(out: Findings, i: int, b: int, block: dict[str, Any], role: Any, fina
             out.add("tool_use_input_type", i, b, detail=f"found {type(block.get('input')).__name__}")
         if kind == "tool_use" and role == "user":
             out.add("tool_use_in_user", i, b)
-    elif kind == "tool_result":
-        _tool_result(out, i, b, block, final)
-        if role == "assistant":
-            out.add("tool_result_in_assistant", i, b)
     elif kind in SERVER_RESULTS:
         target = block.get("tool_use_id")
         before = {x.get("id") for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
@@ -121,7 +134,7 @@ def _text(out: Findings, i: int, b: int | None, text: Any, final: bool) -> None:
         out.add("invalid_block", i, b, detail=f"text is {type(text).__name__}, not a string")
     elif text == "":
         out.add("empty_text_block", i, b)
-    elif not text.strip() and not final:
+    elif not final and text.isspace():
         out.add("whitespace_text_block", i, b)
 
 
@@ -142,13 +155,14 @@ def _tool_result(out: Findings, i: int, b: int, block: dict[str, Any], final: bo
     for inner in content:
         if not isinstance(inner, dict) or not isinstance(inner.get("type"), str):
             out.add("tool_result_fields", i, b, detail="a content block has no type")
-        elif inner["type"] == "text":
+            continue
+        if "cache_control" in inner and inner["cache_control"] is not None:
+            out.cache_controls += 1
+        if inner["type"] == "text":
             _text(out, i, b, inner.get("text"), final)
 
 
 def _thinking_order(out: Findings, i: int, kinds: list[str | None]) -> None:
-    if not any(k in THINKING for k in kinds):
-        return
     if kinds[0] not in THINKING:
         out.add("thinking_not_first", i, 0, kind=kinds[0])
     if kinds[-1] == "thinking":
@@ -169,3 +183,6 @@ def _prefill(out: Findings, i: int, content: list[Any], kinds: list[str | None],
     model = params.get("model")
     if isinstance(model, str) and model.startswith(NO_PREFILL):
         out.add("prefill_unsupported", i, None, detail=f"model {model}")
+    output_config = params.get("output_config")
+    if isinstance(output_config, dict) and output_config.get("format") is not None:
+        out.add("prefill_with_output_format", i, None)

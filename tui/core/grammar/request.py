@@ -54,7 +54,7 @@ def _tools(out: Findings, tools: Any) -> set[str]:
                 out.add("tool_name_pattern", None, None, tool=t, detail=f"name {name!r}")
             schema = tool.get("input_schema")
             if not isinstance(schema, dict) or schema.get("type") != "object":
-                out.add("tool_input_schema", None, None, tool=t, detail=f"tool {name!r}")
+                out.add("tool_input_schema", None, None, detail=f"tools.{t} ({name!r}) has input_schema {_schema_type(schema)}")
         if isinstance(name, str):
             if name in names:
                 out.add("duplicate_tool_name", None, None, detail=f"{name!r} is defined twice")
@@ -69,6 +69,8 @@ def _tool_choice(out: Findings, params: dict[str, Any], names: set[str]) -> None
     if not isinstance(choice, dict) or choice.get("type") not in ("auto", "any", "tool", "none"):
         out.add("tool_choice_invalid", None, None, detail=f"tool_choice {choice!r}")
         return
+    if choice["type"] in ("any", "tool") and not names:
+        out.add("tool_choice_without_tools", None, None, detail=f"tool_choice type {choice['type']!r}")
     if choice["type"] == "tool":
         if not isinstance(choice.get("name"), str):
             out.add("tool_choice_invalid", None, None, detail="tool_choice type 'tool' needs a name")
@@ -94,9 +96,12 @@ def _count_cache_control(blocks: Any) -> int:
 
 def _cache_control(out: Findings, system: Any, tools: Any, messages: list[Any]) -> None:
     count = _count_cache_control(tools) + _count_cache_control(system)
-    for message in messages:
-        if isinstance(message, dict):
-            count += _count_cache_control(message.get("content"))
+    if out.cache_controls is not None:
+        count += out.cache_controls  # the message pass counted them
+    else:
+        for message in messages:
+            if isinstance(message, dict):
+                count += _count_cache_control(message.get("content"))
     if count > MAX_CACHE_BREAKPOINTS:
         out.add("cache_control_limit", None, None, count=count)
 
@@ -114,3 +119,9 @@ def _thinking_in_loop(out: Findings, params: dict[str, Any], messages: list[Any]
         if kind not in ("thinking", "redacted_thinking") and any(
                 isinstance(x, dict) and x.get("type") == "tool_use" for x in content):
             out.add("thinking_missing_in_tool_loop", len(messages) - 2, 0, kind=kind)
+
+
+def _schema_type(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return "missing" if schema is None else f"of JSON type {type(schema).__name__}"
+    return f"type {schema.get('type')!r}"

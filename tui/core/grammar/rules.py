@@ -32,14 +32,12 @@ class Rule:
 _RULES = [
     # -- message sequence and roles
     Rule("messages_empty", ERROR, "the request has no messages",
-         "messages: at least one message is required", "medium"),
+         "messages must have at least one element", "medium"),
     Rule("invalid_message", ERROR, "a message is not a JSON object", confidence="high"),
     Rule("invalid_role", ERROR, "role must be 'user' or 'assistant'",
          "messages.{index}.role: Input should be 'user' or 'assistant'", "medium"),
-    Rule("invalid_content", ERROR, "content must be a string or a list of blocks",
-         "messages.{index}.content: Input should be a valid list", "medium"),
-    Rule("invalid_block", ERROR, "a content block is not an object with a type",
-         "messages.{index}.content.{block}: Input tag does not match any of the expected tags", "medium"),
+    Rule("invalid_content", ERROR, "content must be a string or a list of blocks", confidence="medium"),
+    Rule("invalid_block", ERROR, "a content block is not an object with a type", confidence="medium"),
     Rule("empty_content", ERROR, "empty content",
          "messages.{index}: all messages must have non-empty content except for the optional "
          "final assistant message"),
@@ -53,6 +51,10 @@ _RULES = [
     Rule("prefill_unsupported", ERROR, "this model does not accept an assistant prefill",
          "This model does not support assistant message prefill. The conversation must end with a "
          "user message.", "high (model list: medium)"),
+    Rule("prefill_with_output_format", ERROR, "an assistant prefill together with structured output",
+         "Your API request included an `assistant` message in the final position, which would pre-fill the "
+         "`assistant` response. When using output format, pre-filling the `assistant` response is not "
+         "supported.", "medium"),
     Rule("first_message_not_user", WARNING,
          "the first message is from the assistant (accepted by the first-party API; Bedrock and older "
          "API versions reject it)",
@@ -127,11 +129,13 @@ _RULES = [
          "tools.{tool}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"),
     Rule("duplicate_tool_name", ERROR, "tool names must be unique", "tools: Tool names must be unique."),
     Rule("tool_input_schema", ERROR, "custom tool needs an input_schema object with type 'object'",
-         "tools.{tool}.custom.input_schema.type: Input should be 'object'", "medium"),
+         confidence="medium"),
     Rule("invalid_tool", ERROR, "a tool definition is not a JSON object", confidence="medium"),
     Rule("tool_choice_invalid", ERROR, "tool_choice type must be auto, any, tool or none (tool needs a name)",
          confidence="medium"),
     Rule("tool_choice_unknown_tool", WARNING, "tool_choice forces a tool that is not defined",
+         confidence="low", strict=True),
+    Rule("tool_choice_without_tools", WARNING, "tool_choice forces tool use but the request has no tools",
          confidence="low", strict=True),
     Rule("cache_control_limit", ERROR, "more than 4 blocks with cache_control",
          "A maximum of 4 blocks with cache_control may be provided. Found {count}."),
