@@ -8,6 +8,7 @@ be loaded prints one line ``turnscope: FILE:LINE:COL: what is wrong`` and exits 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from typing import Sequence
@@ -24,6 +25,9 @@ VERBS = {
     "convert": "tui.commands.convert",
     "branch": "tui.commands.branch",
 }
+
+#: Verbs that talk to the network or run for long: they keep the cyclic garbage collector on.
+LONG_LIVED = {"branch"}
 
 EXIT_BAD_INPUT = 2
 
@@ -52,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in VERBS:
             args = _parser().parse_args(args_list)
-            return importlib.import_module(VERBS[args.verb]).run(args)
+            return _run_verb(args)
         if args_list and args_list[0] in ("-h", "--help", "--version"):
             _parser().parse_args(args_list)
             return 0
@@ -71,6 +75,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _run_verb(args: argparse.Namespace) -> int:
+    """Run a verb; one-shot verbs run without the cyclic collector (a parsed run is millions of
+    acyclic objects it would walk for nothing), long-lived ones keep it."""
+    module = importlib.import_module(VERBS[args.verb])
+    if args.verb in LONG_LIVED:
+        return module.run(args)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return module.run(args)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _open_app(args_list: list[str]) -> int:

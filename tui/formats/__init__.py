@@ -54,9 +54,11 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
               strict: bool = False) -> list[Run]:
     """Every run in the file, with sidecar system prompt and tools attached.
 
-    The cyclic garbage collector is paused while the file is parsed and the parsed run is
-    then frozen (``gc.freeze``): a run is millions of acyclic objects, and letting the
-    collector walk them again and again as they are created costs a third of the parse.
+    The cyclic garbage collector is paused while the file is parsed: a run is millions of
+    acyclic objects, and letting the collector walk them again and again as they are
+    created costs a third of the parse. (Short-lived CLI verbs keep it off; see ``tui.cli``.
+    Nothing is frozen here: in the long-lived app a frozen generation would keep whatever
+    cyclic garbage existed at load time forever.)
     """
     paused = gc.isenabled()
     gc.disable()
@@ -64,7 +66,6 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
         return _load_runs(path, fmt, system, tools, strict)
     finally:
         if paused:
-            gc.freeze()
             gc.enable()
 
 
