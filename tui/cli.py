@@ -21,6 +21,7 @@ VERBS = {
     "show": "tui.commands.show",
     "list": "tui.commands.listing",
     "convert": "tui.commands.convert",
+    **{v: f"tui.commands.{v}" for v in ("tokens", "trace", "account", "stats", "diff")},  # issue 6
 }
 
 EXIT_BAD_INPUT = 2
