@@ -13,6 +13,7 @@ from fake_messages_api import fake_count, serve
 from run_files import refund, write_native
 from tui.core import estimate
 from tui.core.count_tokens import count_body
+from tui.core.errors import LoadError
 from tui.core.prefix import request_at
 from tui.core.summary import tool_results
 from tui.core.tokens import APPORTIONED, ESTIMATED, RECORDED, token_report
@@ -164,7 +165,7 @@ def test_estimated_growth_matches_recorded_growth_through_the_loaders(realruns):
             continue
         try:
             runs = load_runs(str(path))
-        except Exception:  # noqa: BLE001 - a format not registered yet
+        except LoadError:  # a format not registered yet
             continue
         for run in runs:
             recorded = token_report(run)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 import time
 
-from tui.commands.common import out, write_bytes
+from tui.commands.common import out, plural, write_bytes
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.safe import one_line
@@ -109,12 +110,12 @@ def _spread(figures: dict) -> str:
 
 def layout(stats: Stats) -> list[str]:
     doc = stats.as_json()
-    lines = [f"{stats.runs} runs in {stats.files - stats.skipped_count} files"
-             + (f" ({stats.skipped_count} other files skipped: not runs)" if stats.skipped_count else "")]
+    lines = [f"{plural(stats.runs, 'run')} in {plural(stats.files - stats.skipped_count, 'file')}"
+             + (f" ({plural(stats.skipped_count, 'other file')} skipped: not runs)" if stats.skipped_count else "")]
     lines += ["", f"model calls per run: {_spread(doc['calls'])}", f"  {'calls':>9} | runs"]
     lines += histogram_lines(stats.calls)
     kinds = doc["tokens"]["kinds"]
-    mark = "~" if any(k != "recorded" for k in kinds) else ""
+    mark = "~" if any(k in ("estimated", "mixed") for k in kinds) else ""
     lines += ["", f"tokens per run, input: {mark}{_spread(doc['tokens']['input'])}",
               f"tokens per run, output: {mark}{_spread(doc['tokens']['output'])}",
               "  counts: " + ", ".join(f"{k} {v}" for k, v in kinds.items())
@@ -122,5 +123,6 @@ def layout(stats: Stats) -> list[str]:
     lines += ["", "how runs ended: " + " · ".join(f"{k} {v}" for k, v in doc["ended"].items())]
     lines += ["", "findings by rule:" + ("" if doc["findings"] else " none")]
     lines += [f"  {rule:<32} {count}" for rule, count in doc["findings"].items()]
-    lines += ["", f"suggested iteration cap: {doc['suggested_cap']}", f"  rule: {doc['cap_rule']}"]
+    lines += ["", f"suggested iteration cap: {doc['suggested_cap']}"]
+    lines += textwrap.wrap(f"rule: {doc['cap_rule']}", width=78, initial_indent="  ", subsequent_indent="  ")
     return lines

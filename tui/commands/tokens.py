@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands.common import add_file_options, open_from_args, out, write_bytes
+from tui.commands.common import add_file_options, open_from_args, out, plural, write_bytes
 from tui.core import jsonio
 from tui.core.count_tokens import CountError, TokenCounter
 from tui.core.errors import UsageError
@@ -63,8 +63,9 @@ def _n(value: int, kind: str = "") -> str:
 
 
 def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
-    kinds = sorted(report.kinds) or ["none"]
-    lines = [f"{path} · {len(report.calls)} model calls · {' + '.join(kinds)} token counts"]
+    kinds = sorted(report.kinds)
+    counts = f" · {' + '.join(kinds)} token counts" if kinds else " (nothing was requested)"
+    lines = [f"{path} · {plural(len(report.calls), 'model call')}{counts}"]
     if ESTIMATED in report.kinds:
         lines.append("~ marks an estimate: this source recorded no usage (error measured in README, \"Tokens\")")
     lines.append(f"system prompt + tool schemas + overhead: {_n(report.fixed, report.fixed_kind)} tokens, "
@@ -80,8 +81,9 @@ def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
                  f"{_n(sum(c.cache_read_input_tokens for c in report.calls)):>9} "
                  f"{_n(sum(c.cache_creation_input_tokens for c in report.calls)):>9} "
                  f"{_n(report.total_output, mark):>7}")
-    lines += ["", "input: all the request sent (cache reads and writes included); carried: what the",
-              "previous request had already sent; new: the growth, from the messages it added:"]
+    if len(report.calls) > 1:
+        lines += ["", "input: all the request sent (cache reads and writes included); carried: what the",
+                  "previous request had already sent; new: the growth, from the messages it added:"]
     for c in report.calls[1:]:
         added = ", ".join(f"{i} ({_n(report.messages[i].tokens, ESTIMATED if report.messages[i].kind == ESTIMATED else '')})"
                           for i in c.added)

@@ -88,7 +88,7 @@ class TokenCounter:
 
             if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
                 raise CountError("exact counts call the count_tokens endpoint: set ANTHROPIC_API_KEY")
-            self._client = anthropic.Anthropic()
+            self._client = anthropic.Anthropic(timeout=60.0, max_retries=2)
         return self._client
 
     def _count(self, counted: dict[str, Any]) -> int:

@@ -96,7 +96,7 @@ class Stats:
     finished_calls: Counter = field(default_factory=Counter)  # the same, for runs that ended with end_turn
     ended: Counter = field(default_factory=Counter)
     findings: Counter = field(default_factory=Counter)  # rule -> findings
-    token_kinds: Counter = field(default_factory=Counter)  # recorded | estimated | exact | mixed -> runs
+    token_kinds: Counter = field(default_factory=Counter)  # recorded|estimated|exact|mixed|no calls -> runs
     input_tokens: array = field(default_factory=lambda: array("q"))
     output_tokens: array = field(default_factory=lambda: array("q"))
     skipped: list[str] = field(default_factory=list)  # one line per file that is not a run (first 20 kept)
@@ -115,7 +115,7 @@ class Stats:
             self.findings[finding.rule] += 1
         report = token_report(run)
         kinds = report.kinds
-        self.token_kinds[next(iter(kinds)) if len(kinds) == 1 else ("mixed" if kinds else "none")] += 1
+        self.token_kinds[next(iter(kinds)) if len(kinds) == 1 else ("mixed" if kinds else "no calls")] += 1
         self.input_tokens.append(report.total_input)
         self.output_tokens.append(report.total_output)
 

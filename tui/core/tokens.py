@@ -99,6 +99,10 @@ class TokenReport:
     def kinds(self) -> set[str]:
         return {c.kind for c in self.calls}
 
+    def by_message(self) -> dict[int, CallTokens]:
+        """The call that produced each message, for a message list that shows each request's input."""
+        return {c.message: c for c in self.calls}
+
     def top_carried(self, n: int = 5) -> list[MessageTokens]:
         ranked = sorted((m for m in self.messages if m.carried > 0), key=lambda m: (-m.carried, m.index))
         return ranked[:n]
@@ -156,9 +160,11 @@ def token_report(run: Run, counter: Counter | None = None) -> TokenReport:
             calls.append(CallTokens(k, call.message, prefix.request(call, body), out_estimate, 0, 0,
                                     kind=ESTIMATED))
         calls[-1].sent = _sent(run, call)
+    if fixed_estimate is None:  # no model call: what the next request would carry beside the messages
+        fixed_estimate = prefix.fixed(request_at(run, len(run.messages)).body)
     tokens = list(prefix.sizes)
     kinds = [ESTIMATED] * len(tokens)
-    fixed, fixed_kind = _fixed(calls, tokens, fixed_estimate or 0.0)
+    fixed, fixed_kind = _fixed(calls, tokens, fixed_estimate)
     _attribute_growth(calls, tokens, kinds)
     total = len(run.messages)
     starts = [0] * (total + 1)  # difference array: every request sends messages 0..sent-1
