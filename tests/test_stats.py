@@ -167,3 +167,15 @@ def test_taubench_distribution_matches_a_hand_count_on_five_runs(realruns, tmp_p
     expected = sorted(sum(1 for m in t["traj"] if m.get("role") == "assistant") for t in trajectories)
     assert everything["calls"]["max"] == expected[-1]
     assert everything["calls"]["p50"] == expected[99]  # nearest rank: the 100th of 200
+
+
+def test_runs_piling_up_at_the_maximum_are_named_as_an_existing_cap(tmp_path):
+    header, messages = refund()
+    one_round = messages[1:3]
+    for k, rounds in enumerate([1, 2, 2, 3, 5, 5, 5]):  # three runs stopped at 5 calls, none at 4
+        write_jsonl(tmp_path / f"run{k}.jsonl", messages[:1] + one_round * rounds, header)
+    stats = collect([str(tmp_path)])
+    assert stats.pile_up() == (5, 3)
+    cap, rule = stats.suggested_cap()
+    assert "3 runs stopped at exactly 5 calls, more than at 4" in rule
+    assert cap == 7  # none ended with end_turn: p99 of all runs is 5, x1.25 rounded up

@@ -15,6 +15,8 @@ call recorded an error status) and ``empty``.
 
 The suggested iteration cap is derived from the runs that finished (``end_turn``): the 99th
 percentile of their model calls plus a quarter for headroom, rounded up (``CAP_RULE``).
+Runs piling up at exactly the maximum (more there than one call below) are the mark of a
+cap already in force, and the rule says so: how long those runs needed is not in the data.
 """
 
 from __future__ import annotations
@@ -136,7 +138,22 @@ class Stats:
         cut = sum(count for calls, count in self.calls.items() if calls > cap)
         rule = (f"p99 of model calls over the {sum(base.values())} {source} is {p99}; x{CAP_HEADROOM} headroom, "
                 f"rounded up: {cap}. It would have stopped {cut} of the {self.runs} runs.")
+        pile = self.pile_up()
+        if pile is not None:
+            rule += (f" {pile[1]} runs stopped at exactly {pile[0]} calls, more than at {pile[0] - 1}: an existing "
+                     f"cap looks to have cut them off, so how long they needed is not in this data.")
         return cap, rule
+
+    def pile_up(self) -> tuple[int, int] | None:
+        """``(max calls, runs)`` when runs pile up at the maximum, the mark of a cap already in force:
+        at least two runs and 2% of all sit at the max, more than one below it."""
+        if not self.calls:
+            return None
+        top = max(self.calls)
+        count = self.calls[top]
+        if count >= 2 and count >= 0.02 * self.runs and count > self.calls.get(top - 1, 0):
+            return top, count
+        return None
 
     def as_json(self) -> dict[str, Any]:
         cap, rule = self.suggested_cap()
