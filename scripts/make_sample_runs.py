@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.sample_content import (  # noqa: E402
-    MODEL, OTHER_ACCOUNT, REFUND, SYSTEM, THINKING_RUN, TOOLS, WHERE_IS_MY_ORDER)
+    INVENTED_ORDER, MODEL, OTHER_ACCOUNT, REFUND, SYSTEM, THINKING_RUN, TOOLS, WHERE_IS_MY_ORDER)
 from tui.core import jsonio  # noqa: E402
 
 OUT = ROOT / "sample_runs"
@@ -45,6 +45,9 @@ def files() -> dict[str, bytes]:
     out["refund/run.jsonl"] = _jsonl(_header(), REFUND)
     out["other_account.jsonl"] = _jsonl(_header(), OTHER_ACCOUNT)
     out["where_is_my_order.jsonl"] = _jsonl(_header(), WHERE_IS_MY_ORDER)
+    # The refund run with an order id the model made up at message 5 (provenance flags it; diff
+    # against refund/run.jsonl diverges at 5).
+    out["invented_order_id.jsonl"] = _jsonl(_header(), INVENTED_ORDER)
     thinking = {**PARAMS, "max_tokens": 4096, "thinking": {"type": "enabled", "budget_tokens": 2048}}
     out["redacted_thinking.jsonl"] = _jsonl({"system": SYSTEM, "tools": TOOLS, "params": thinking}, THINKING_RUN)
     out.update(broken())

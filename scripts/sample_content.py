@@ -118,6 +118,14 @@ REFUND = [
                      "Your refund reference is re_9d2.")),
 ]
 
+# The refund run where the model typed the order id wrong at message 5: "4417" is in no
+# earlier message (the customer wrote 4471, the lookup returned 4471), so provenance flags it.
+INVENTED_ORDER = REFUND[:5] + [
+    _assistant(_use("toolu_01Gh", "issue_refund", order_id="4417", amount_cents=8900)),
+    _user(_result("toolu_01Gh", "order 4417 not found for customer cus_8123", is_error=True)),
+    _assistant(_text("I'm sorry, I couldn't issue the refund just now. Let me pass this to a colleague.")),
+]
+
 OTHER_ACCOUNT = [
     {"role": "user", "content": "I never got order 5120 and I want a refund."},
     _assistant(_text("Let me look up that order and its shipment."),

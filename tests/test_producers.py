@@ -104,7 +104,7 @@ def test_account_of_every_message_has_four_sentences_tied_to_the_index(refund):
         sentences = account(refund, i)
         assert len(sentences) == 4 and sentences[0].startswith(f"Message {i} is")
         assert all(s.endswith(".") for s in sentences)
-    assert account(refund, 7)[3] == "The turn contains no tool call (stop_reason end_turn, inferred), so the run ends here."
+    assert account(refund, 7)[3] == "The turn contains no tool call (stop_reason end_turn, inferred), so the run ends here (nothing follows message 7)."
 
 
 def test_account_says_when_the_source_holds_no_system_prompt():

@@ -23,6 +23,11 @@ VERBS = {
     "show": "tui.commands.show",
     "list": "tui.commands.listing",
     "convert": "tui.commands.convert",
+    "tokens": "tui.commands.tokens",
+    "trace": "tui.commands.trace",
+    "account": "tui.commands.account",
+    "stats": "tui.commands.stats",
+    "diff": "tui.commands.diff",
     "branch": "tui.commands.branch",
 }
 

@@ -77,3 +77,8 @@ def location(run: Run) -> str:
     """``FILE`` or ``FILE#K`` for run K of a multi-run file."""
     path = run.source.path
     return f"{path}#{run.source.run_index}" if run.source.run_count > 1 else path
+
+
+def plural(n: int, word: str) -> str:
+    """``1 run``, ``2 runs``, with thousands separators."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"

@@ -4,7 +4,10 @@ The seeds' drill: for each message say what it is, who produced it, what was vis
 when it was produced or acted on, and why control moved — every claim tied to an index.
 Nothing here is written by hand per run; a slot with no fact says so instead of guessing.
 The visible slot names the facts the model had just received (the newest tool results,
-quoted briefly), because "it could see messages 0-2" alone answers nothing.
+quoted briefly), because "it could see messages 0-2" alone answers nothing; for a turn
+that calls tools it also says where the values it sent came from (``tui.core.provenance``):
+"4471 came from message 0, 8900 from message 2", or that a value is in no earlier message,
+so the model produced it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from tui.core import jsonio
 from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
+from tui.core.provenance import Provenance
 from tui.core.run import Run, blocks_of, first_text
 from tui.core.summary import preview, tool_results, tool_uses
 
@@ -83,8 +87,14 @@ def who_produced(run: Run, p: Producer) -> str:
         return f"It was produced by model call {p.call + 1} of {len(run.calls)}{by}."
     if p.kind == LOOP:
         asked = _asking_turn(run, p.index)
-        return (f"It was appended by the loop, carrying results for the tool calls of message {asked}."
-                if asked is not None else "It was appended by the loop, carrying tool results no earlier turn asked for.")
+        if asked is None:
+            return "It was appended by the loop, carrying tool results no earlier turn asked for."
+        wanted = [b.get("id") for b in tool_uses(run.messages[asked])]
+        answered = {b.get("tool_use_id") for b in tool_results(run.messages[p.index])}
+        missing = [str(x) for x in wanted if x not in answered]
+        gap = (f", answering {len(wanted) - len(missing)} of its {len(wanted)} (no result for {', '.join(missing)})"
+               if missing else "")
+        return f"It was appended by the loop, carrying results for the tool calls of message {asked}{gap}."
     if p.kind == CALLER:
         return "It was written by the caller, not by the model or the loop."
     if p.kind == PREFILL:
@@ -112,7 +122,7 @@ def _beside(run: Run) -> str:
     return "with no system prompt or tool schemas recorded in this source"
 
 
-def what_was_visible(run: Run, p: Producer) -> str:
+def what_was_visible(run: Run, p: Producer, provenance: Provenance | None = None) -> str:
     i = p.index
     if i == 0:
         return f"Nothing in the run came before it; the first request carried it {_beside(run)}."
@@ -120,12 +130,52 @@ def what_was_visible(run: Run, p: Producer) -> str:
         asked = _asking_turn(run, i)
         if asked is not None:
             calls = "; ".join(f"{_call_text(b)} ({b.get('id')})" for b in tool_uses(run.messages[asked]))
-            return (f"The loop acted on the tool_use blocks of message {asked}: {calls}; "
-                    "the model saw nothing of this until the next request.")
+            seen = _next_request(run, i)
+            later = (f"the model first sees these results in the request for message {seen}" if seen is not None
+                     else "no later request carried these results to the model")
+            return f"The loop acted on the tool_use blocks of message {asked}: {calls}; {later}."
     span = "message 0" if i == 1 else f"messages 0-{i - 1}"
     if p.kind in (MODEL, PREFILL):
-        return f"When it was produced the model could see {span}: {_history(run, i, own=True)}, {_beside(run)}."
+        sources = _sources(run, i, provenance) if p.kind == MODEL else ""
+        return f"When it was produced the model could see {span}: {_history(run, i, own=True)}, {_beside(run)}{sources}."
     return f"{span[0].upper()}{span[1:]} came before it: {_history(run, i, own=False)}."
+
+
+def _next_request(run: Run, i: int) -> int | None:
+    """The first message after ``i`` produced by a model call whose request carried message ``i``."""
+    for call in run.calls:
+        sent = call.request.messages if call.request is not None else call.message
+        if call.message > i and sent > i:
+            return call.message
+    return None
+
+
+def _sources(run: Run, i: int, provenance: Provenance | None) -> str:
+    """'; of the values it sent, 4471 came from message 0, ...' for a turn with tool_use blocks."""
+    if not tool_uses(run.messages[i]):
+        return ""
+    values = (provenance or Provenance(run)).trace(i).traced
+    if not values:
+        return ""
+    found, missing = [], []
+    for v in values:
+        shown = preview(jsonio.dumps(v.value).decode("utf-8", "replace"), 30)
+        if v.source is None:
+            missing.append(shown)
+            continue
+        where = v.source.index
+        where = f"message {where}" if isinstance(where, int) else ("the system prompt" if where == "system"
+                                                                    else "the tool schemas")
+        own = " (its own earlier turn)" if v.by_model else ""
+        found.append(f"{shown} from {where}{own}")
+    parts = []
+    if found:
+        found[0] = found[0].replace(" from ", " came from ", 1)
+        parts.append("of the values it sent, " + ", ".join(found[:6]) + (", ..." if len(found) > 6 else ""))
+    if missing:
+        parts.append(", ".join(missing[:4]) + (" is" if len(missing) == 1 else " are")
+                     + " in no earlier message, system prompt or tool schema: produced by the model")
+    return "; " + "; ".join(parts)
 
 
 def _history(run: Run, i: int, own: bool) -> str:
@@ -202,12 +252,19 @@ def why_control_moved(run: Run, p: Producer, table: list[Producer]) -> str:
         who = {MODEL: f"model call {nxt.call + 1 if nxt.call is not None else '?'}", LOOP: "the loop",
                CALLER: "the caller"}.get(nxt.kind, nxt.kind)
         return f"{text}; message {following} comes from {who}."
-    return f"{text}."
+    return f"{text} (nothing follows message {i})."
 
 
-def account(run: Run, i: int, table: list[Producer] | None = None) -> list[str]:
-    """The four sentences for message ``i``."""
+def account(run: Run, i: int, table: list[Producer] | None = None,
+            provenance: Provenance | None = None) -> list[str]:
+    """The four sentences for message ``i``; pass ``table`` and ``provenance`` to reuse them across messages."""
     table = table or producers(run)
     p = table[i]
-    return [what_it_is(i, run.messages[i]), who_produced(run, p), what_was_visible(run, p),
+    return [what_it_is(i, run.messages[i]), who_produced(run, p), what_was_visible(run, p, provenance),
             why_control_moved(run, p, table)]
+
+
+def accounts(run: Run) -> list[list[str]]:
+    """The four sentences for every message, sharing one producer table and one value index."""
+    table, provenance = producers(run), Provenance(run)
+    return [account(run, i, table, provenance) for i in range(len(run.messages))]

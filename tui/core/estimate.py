@@ -1,0 +1,220 @@
+"""Estimate Claude tokens from a request body, offline, without the tokenizer.
+
+Claude's tokenizer is not public, so a count we did not record or ask the API for is an
+*estimate*, and every caller marks it so. The estimator splits text into the pieces a BPE
+tokenizer starts from (letter runs, digit runs, punctuation runs, whitespace) and charges
+each piece by its shape: a common lower-case word is one token, a long or mixed-case run
+(ids, base64, hashes) costs about one token per few characters, digits go in threes,
+non-Latin script about a token per character. The request adds what the API renders
+around the content: a few tokens per message and block, the tool-use system prompt when
+``tools`` is present, the tool schemas as JSON. Thinking signatures and redacted thinking
+are opaque and not counted; thinking text is counted only in the latest assistant turn
+(the one a tool-use continuation carries), as the API does for earlier turns.
+
+The constants were set once against the recorded usage in ``../shared/realruns`` and the
+error is measured by ``bench/estimate_error.py`` (numbers in README, "Tokens").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from tui.core import jsonio
+
+#: Pieces: letter runs (split at lower->upper case changes), digit runs, punctuation runs, whitespace.
+_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+|[^\w\s]+|_+|\s+")
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
+
+#: Overheads in tokens (see the module docstring; measured, not documented by the API).
+REQUEST_BASE = 4
+SYSTEM_BASE = 3
+MESSAGE_BASE = 3
+BLOCK_BASE = 2
+TOOL_USE_BASE = 12
+TOOL_RESULT_BASE = 8
+TOOL_SCHEMA_BASE = 6
+#: The tool-use system prompt the API adds whenever ``tools`` is sent (Anthropic's tool-use
+#: pricing page gives 346 for tool_choice auto/none and 313 for any/tool on Claude 4 models).
+TOOLS_PROMPT = {"auto": 346, "none": 346, "any": 313, "tool": 313}
+#: Server tools add their own hidden instructions; a measured order of magnitude.
+SERVER_TOOL = 600
+#: An image is about (width x height) / 750 tokens, capped near 1,600 after resizing.
+IMAGE_DEFAULT = 1600
+PDF_PAGE = 1500
+#: Claude's tokenizer splits finer than one token per piece: the median ratio of recorded growth
+#: to piece count over the Claude Code transcripts in realruns (set once, see scripts/estimate_error.py).
+SCALE = 1.15
+#: ``thinking`` enabled adds hidden instructions (measured on two cassettes: 23 and 32 tokens).
+THINKING_PROMPT = 25
+
+
+def text_tokens(text: str) -> float:
+    """Estimated tokens of plain text (fractional)."""
+    return _pieces(text) * SCALE
+
+
+def _pieces(text: str) -> float:
+    total = 0.0
+    for match in _PIECE.finditer(text):
+        piece = match.group()
+        first = piece[0]
+        if first.isspace():
+            if piece == " ":
+                continue  # a single space joins the next word
+            lines = piece.count("\n")
+            total += lines if lines else math.ceil(len(piece) / 8)
+        elif first.isdigit():
+            total += math.ceil(len(piece) / 3)
+        elif piece.isascii() and (first.isalpha()):
+            n = len(piece)
+            total += 1 if n <= 7 else 1 + math.ceil((n - 7) / 4)
+        elif first.isalpha() or not piece.isascii():
+            total += _non_latin(piece)
+        elif first == "_":
+            total += math.ceil(len(piece) / 4)
+        else:
+            total += math.ceil(len(piece) / 2)
+    return total
+
+
+def _non_latin(piece: str) -> float:
+    cost = 0.0
+    for ch in piece:
+        code = ord(ch)
+        if code < 0x80:
+            cost += 0.25
+        elif code < 0x2E80:
+            cost += 0.6  # accented Latin, Greek, Cyrillic, ...
+        else:
+            cost += 1.2  # CJK, emoji and the rest: about a token per character or more
+    return max(cost, 1.0)
+
+
+def value_tokens(value: Any) -> float:
+    """A JSON value as the model sees it (tool inputs, schemas, structured results)."""
+    if isinstance(value, str):
+        return text_tokens(value)
+    return text_tokens(jsonio.dumps(value).decode("utf-8", "replace"))
+
+
+def block_tokens(block: Any, carry_thinking: bool = True) -> float:
+    if isinstance(block, str):
+        return BLOCK_BASE + text_tokens(block)
+    if not isinstance(block, dict):
+        return BLOCK_BASE + value_tokens(block)
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return BLOCK_BASE + (text_tokens(text) if isinstance(text, str) else 0)
+    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+        return (TOOL_USE_BASE + text_tokens(str(block.get("name", ""))) + text_tokens(str(block.get("id", "")))
+                + value_tokens(block.get("input", {})))
+    if kind == "tool_result" or (isinstance(kind, str) and kind.endswith("_tool_result")):
+        content = block.get("content")
+        inner = 0.0
+        if isinstance(content, list):
+            inner = sum(block_tokens(b) for b in content)
+        elif content is not None:
+            inner = value_tokens(content)
+        return TOOL_RESULT_BASE + text_tokens(str(block.get("tool_use_id", ""))) + inner
+    if kind == "thinking":
+        thought = block.get("thinking")
+        return (BLOCK_BASE + text_tokens(thought)) if carry_thinking and isinstance(thought, str) else 0.0
+    if kind == "redacted_thinking":
+        return 0.0
+    if kind == "image":
+        return image_tokens(block.get("source"))
+    if kind == "document":
+        return document_tokens(block.get("source"))
+    return BLOCK_BASE + value_tokens({k: v for k, v in block.items() if k not in ("type", "cache_control")})
+
+
+def message_tokens(message: Any, carry_thinking: bool = True) -> float:
+    if not isinstance(message, dict):
+        return MESSAGE_BASE + value_tokens(message)
+    content = message.get("content")
+    if isinstance(content, str):
+        return MESSAGE_BASE + text_tokens(content)
+    if isinstance(content, list):
+        return MESSAGE_BASE + sum(block_tokens(b, carry_thinking) for b in content)
+    return float(MESSAGE_BASE)
+
+
+def system_tokens(system: Any) -> float:
+    if system is None:
+        return 0.0
+    if isinstance(system, str):
+        return SYSTEM_BASE + text_tokens(system) if system else 0.0
+    if isinstance(system, list):
+        return SYSTEM_BASE + sum(block_tokens(b) for b in system)
+    return SYSTEM_BASE + value_tokens(system)
+
+
+def tools_tokens(tools: Any, tool_choice: Any = None) -> float:
+    if not isinstance(tools, list) or not tools:
+        return 0.0
+    choice = tool_choice.get("type") if isinstance(tool_choice, dict) else None
+    total = float(TOOLS_PROMPT.get(choice or "auto", TOOLS_PROMPT["auto"]))
+    for tool in tools:
+        if not isinstance(tool, dict):
+            total += value_tokens(tool)
+        elif tool.get("type") not in (None, "custom"):
+            total += SERVER_TOOL  # a server tool: its definition is the provider's, not in the body
+        else:
+            total += TOOL_SCHEMA_BASE + value_tokens({k: v for k, v in tool.items() if k != "cache_control"})
+    return total
+
+
+def thinking_carried(messages: list[Any]) -> list[bool]:
+    """Per message: does the API count its thinking text? Only the latest assistant turn's."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"),
+               default=-1)
+    return [i == last for i in range(len(messages))]
+
+
+def fixed_tokens(body: dict[str, Any]) -> float:
+    """What rides in every request besides the messages: base, system prompt, tool schemas."""
+    thinking = body.get("thinking")
+    hidden = THINKING_PROMPT if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive") else 0
+    return (REQUEST_BASE + hidden + system_tokens(body.get("system"))
+            + tools_tokens(body.get("tools"), body.get("tool_choice")))
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """Estimated input tokens of a whole request body."""
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    carried = thinking_carried(messages)
+    return round(fixed_tokens(body) + sum(message_tokens(m, c) for m, c in zip(messages, carried)))
+
+
+def output_tokens(message: Any) -> int:
+    """Estimated output tokens of a produced assistant turn (thinking text counts in full)."""
+    return round(max(message_tokens(message) - MESSAGE_BASE, 1))
+
+
+def image_tokens(source: Any) -> float:
+    from tui.core.media import image_size  # small helper, kept apart so this file stays about text
+
+    size = image_size(source)
+    if size is None:
+        return IMAGE_DEFAULT
+    width, height = size
+    return min(math.ceil(width * height / 750), IMAGE_DEFAULT)
+
+
+def document_tokens(source: Any) -> float:
+    if isinstance(source, dict) and source.get("type") == "text":
+        return BLOCK_BASE + value_tokens(source.get("data", ""))
+    if isinstance(source, dict) and isinstance(source.get("data"), str):
+        import base64
+        import binascii
+
+        try:
+            raw = base64.b64decode(source["data"], validate=False)
+        except (binascii.Error, ValueError):
+            return PDF_PAGE
+        pages = len(re.findall(rb"/Type\s*/Page(?!s)", raw))
+        return PDF_PAGE * max(pages, 1)
+    return PDF_PAGE

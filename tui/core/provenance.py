@@ -1,0 +1,164 @@
+"""Where did each value in a tool call come from?
+
+For the ``tool_use`` blocks of message N, every scalar of their inputs is looked up in the
+prefix (messages 0..N-1): its source is the earliest message holding it, with the block
+and jq-style path inside it (``tui.core.valueindex`` says what counts as holding it). When
+no message holds it, the system prompt and tool schemas are tried (they ride in every
+request, so they are named only when no message is the source). A value found nowhere is
+**not in the prefix: produced by the model** — the model made it up rather than read it.
+
+Trivial values are not traced, since they turn up everywhere by coincidence: booleans,
+null, and any value whose text form is shorter than two characters (one-character strings,
+the digits 0-9, the empty string). They are listed apart, never flagged.
+
+The index is built once per run (``Provenance(run)``); tracing any N afterwards costs a dict
+look-up per value, plus one substring search for strings that are not a single token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tui.core.run import Run, blocks_of
+from tui.core.valueindex import Place, Scope, index_fixed, index_messages, number_key, walk
+
+TOOL_USE_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
+NOT_IN_PREFIX = "not in the prefix: produced by the model"
+
+
+@dataclass
+class Value:
+    tool_use_id: str | None
+    name: str | None
+    block: int  # the tool_use block's index in message N
+    path: str  # jq-style path inside the tool input
+    value: Any
+    source: Place | None
+    trivial: bool = False
+    by_model: bool = False  # the source is an assistant turn: the model's own earlier output
+
+    @property
+    def unsourced(self) -> bool:
+        return self.source is None and not self.trivial
+
+    def source_json(self) -> dict[str, Any] | None:
+        if self.source is None:
+            return None
+        return {"index": self.source.index, "block": self.source.block, "path": self.source.path}
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tool_use_id": self.tool_use_id, "path": self.path, "value": self.value, "source": self.source_json()}
+
+
+@dataclass
+class Trace:
+    at: int
+    tool_uses: int
+    values: list[Value]
+
+    @property
+    def traced(self) -> list[Value]:
+        return [v for v in self.values if not v.trivial]
+
+    @property
+    def unsourced(self) -> list[Value]:
+        return [v for v in self.values if v.unsourced]
+
+    def as_json(self) -> dict[str, Any]:
+        skipped = [{"tool_use_id": v.tool_use_id, "path": v.path, "value": v.value}
+                   for v in self.values if v.trivial]
+        doc: dict[str, Any] = {"at": self.at, "values": [v.as_json() for v in self.traced]}
+        if skipped:
+            doc["trivial"] = skipped
+        return doc
+
+
+def trivial(value: Any) -> bool:
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, str):
+        return len(value) < 2
+    if isinstance(value, (int, float)):
+        return len(repr(value)) < 2
+    return False
+
+
+class Provenance:
+    """The prefix of a run, indexed once; ``trace(n)`` for any message n."""
+
+    def __init__(self, run: Run):
+        self.run = run
+        self._messages: Scope | None = None
+        self._fixed: Scope | None = None
+
+    @property
+    def messages(self) -> Scope:
+        if self._messages is None:
+            self._messages = index_messages(self.run.messages)
+        return self._messages
+
+    @property
+    def fixed(self) -> Scope:
+        if self._fixed is None:
+            self._fixed = index_fixed(self.run.system, self.run.tools)
+        return self._fixed
+
+    def find(self, value: Any, before: int) -> Place | None:
+        """The first place in messages 0..before-1 (else the system prompt or tools) holding ``value``."""
+        keys = []
+        if isinstance(value, str):
+            keys.append(("s", value))
+        number = number_key(value)
+        if number is not None:
+            keys.append(number)
+        for scope, limit in ((self.messages, before), (self.fixed, None)):
+            found = [p for p in (scope.keys.get(k) for k in keys)
+                     if p is not None and (limit is None or p.index < limit)]
+            if found:
+                return min(found, key=lambda p: (p.index if isinstance(p.index, int) else 0, p.block))
+            if isinstance(value, str):
+                place = scope.search(value, limit)
+                if place is not None:
+                    return place
+        return None
+
+    def trace(self, n: int) -> Trace:
+        messages = self.run.messages
+        if not 0 <= n < len(messages):
+            raise IndexError(n)
+        values: list[Value] = []
+        uses = 0
+        for b, block in enumerate(blocks_of(messages[n])):
+            if not isinstance(block, dict) or block.get("type") not in TOOL_USE_TYPES:
+                continue
+            uses += 1
+            tool_id, name = block.get("id"), block.get("name")
+            for path, scalar, is_key in walk(block.get("input"), ""):
+                if is_key:
+                    continue
+                if trivial(scalar):
+                    values.append(Value(tool_id, name, b, path, scalar, None, trivial=True))
+                    continue
+                place = self.find(scalar, n)
+                by_model = (place is not None and isinstance(place.index, int)
+                            and _role(messages[place.index]) == "assistant")
+                values.append(Value(tool_id, name, b, path, scalar, place, by_model=by_model))
+        return Trace(n, uses, values)
+
+    def unsourced(self) -> list[tuple[int, Value]]:
+        """Every non-trivial tool input value of the run that no earlier message, system or tool holds."""
+        out = []
+        for i, message in enumerate(self.run.messages):
+            if _role(message) == "assistant" and any(
+                    isinstance(b, dict) and b.get("type") in TOOL_USE_TYPES for b in blocks_of(message)):
+                out += [(i, v) for v in self.trace(i).unsourced]
+        return out
+
+
+def _role(message: Any) -> str | None:
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def trace(run: Run, n: int) -> Trace:
+    return Provenance(run).trace(n)

@@ -1,0 +1,228 @@
+"""An index of every value a run's prefix holds, built once, for provenance look-ups.
+
+Each message is walked in order and every value it holds is registered under a key with
+its first position (message index, block, jq-style path, character span); later repeats
+are not stored, so a look-up "before message N" is one dict access. What counts as a value:
+
+- every JSON scalar: block fields, tool inputs, and the parsed content of any string that
+  is itself JSON text (a tool_result's ``"[{\\"total_cents\\":8900}]"``: path
+  ``.content | fromjson | .[0].total_cents``), and the keys of such JSON objects;
+- every string whole, and every token in it: runs of letters, digits and ``_`` joined by
+  ``- . @ / : +`` (``cus_8123``, ``2024-05-20``, ``re_9d2``), and the word runs inside
+  those (``2024``, ``05``); ``_`` does not split, so ``8123`` is not a token of ``cus_8123``;
+- numbers by value, whatever their form: ``8900``, ``8900.0``, ``"8900"``, ``8,900``.
+
+Strings the index cannot answer by key (several words, say) are searched for in one
+concatenation of the prefix's strings; a match counts only where the characters on either
+side cannot continue it (a letter, digit or ``_`` next to one), so "447" is not found in
+"4471" nor "9d2" in "re_9d2".
+The system prompt and tool schemas are indexed apart (``index`` ``"system"``/``"tools"``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import orjson
+
+from tui.core.run import blocks_of
+
+COARSE = re.compile(r"\w[\w\-.@/:+]*\w|\w")
+FINE = re.compile(r"\w+")
+GROUPED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)")
+CANONICAL_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
+JSON_TEXT_LIMIT = 8 << 20
+OPAQUE = ("signature", "data", "source", "type", "cache_control", "citations")
+SEPARATOR = "\x00"
+
+
+@dataclass(frozen=True)
+class Place:
+    index: int | str  # message index, or "system" / "tools"
+    block: int
+    path: str
+    start: int | None = None  # character span inside the string at ``path`` (token and text matches)
+    end: int | None = None
+    how: str = "value"  # value | token | text | key
+
+
+def number_key(value: Any) -> tuple[str, Any] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return ("n", value)
+    if isinstance(value, str) and CANONICAL_NUMBER.fullmatch(value):
+        return ("n", int(value) if "." not in value else float(value))
+    return None
+
+
+def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
+    """``(path, scalar, is_key)`` for every scalar (and object key) inside ``value``, iteratively."""
+    stack = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                child_path = (f"{where}.{key}" if isinstance(key, str) and key.isidentifier()
+                              else f"{where or '.'}[{orjson.dumps(str(key)).decode()}]")
+                yield child_path, key, True
+                stack.append((child_path, child))
+        elif isinstance(item, list):
+            for k in range(len(item) - 1, -1, -1):
+                stack.append((f"{where or '.'}[{k}]", item[k]))
+        else:
+            yield where or ".", item, False
+
+
+class Scope:
+    """Index of one ordered set of sources (the messages, or the system prompt and tools)."""
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple[str, Any], Place] = {}
+        self._parts: list[str] = []
+        self._places: list[Place] = []
+        self._indices: list[int | str] = []
+        self._offsets: list[int] = []
+        self._length = 0
+        self._text: str | None = None
+
+    def _put(self, key: tuple[str, Any], index: int | str, block: int, path: str, start: int | None = None,
+             end: int | None = None, how: str = "value") -> None:
+        if key not in self.keys:  # only the first place is kept; build it only then
+            self.keys[key] = Place(index, block, path, start, end, how)
+
+    def add_scalar(self, index: int | str, block: int, path: str, value: Any, is_key: bool = False) -> None:
+        if isinstance(value, str):
+            self.add_string(index, block, path, value, is_key=is_key)
+        elif (number := number_key(value)) is not None:
+            self._put(number, index, block, path, how="key" if is_key else "value")
+
+    def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
+                   is_key: bool = False) -> None:
+        how = "key" if is_key else "value"
+        self._put(("s", text), index, block, path, how=how)
+        if (number := number_key(text)) is not None:
+            self._put(number, index, block, path, how=how)
+        stripped = text.lstrip()
+        if depth < 2 and stripped[:1] in ("{", "[") and len(text) < JSON_TEXT_LIMIT:
+            try:
+                parsed = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, (dict, list)):
+                for sub_path, scalar, key in walk(parsed, ""):
+                    full = f"{path} | fromjson | {sub_path}"
+                    if isinstance(scalar, str):
+                        self.add_string(index, block, full, scalar, depth + 1, is_key=key)
+                    else:
+                        self.add_scalar(index, block, full, scalar, key)
+                return
+        for match in COARSE.finditer(text):
+            token = match.group()
+            self._token(index, block, path, token, match.start())
+            if not FINE.fullmatch(token):  # joined by - . @ / : +: its word runs are tokens too
+                for fine in FINE.finditer(token):
+                    self._token(index, block, path, fine.group(), match.start() + fine.start())
+        for match in GROUPED.finditer(text):
+            value = match.group().replace(",", "")
+            number = number_key(value)
+            if number is not None:
+                self._put(number, index, block, path, match.start(), match.end(), "token")
+        self._parts.append(text)
+        self._places.append(Place(index, block, path, how="text"))
+        self._indices.append(index)
+        self._offsets.append(self._length)
+        self._length += len(text) + 1
+        self._text = None
+
+    def _token(self, index: int | str, block: int, path: str, token: str, start: int) -> None:
+        self._put(("s", token), index, block, path, start, start + len(token), "token")
+        if token[0].isdigit() or token[0] == "-":
+            if (number := number_key(token)) is not None:
+                self._put(number, index, block, path, start, start + len(token), "token")
+
+    def search(self, needle: str, before: int | None) -> Place | None:
+        """The first bounded occurrence of ``needle`` in a string of a message before ``before``."""
+        if not needle or not self._parts:
+            return None
+        if self._text is None:
+            self._text = SEPARATOR.join(self._parts)
+        end = len(self._text)
+        if before is not None:
+            cut = bisect.bisect_left(self._indices, before)  # strings were added in message order
+            end = self._offsets[cut] - 1 if cut < len(self._offsets) else len(self._text)
+        text, at = self._text, 0
+        while True:
+            at = text.find(needle, at, end)
+            if at < 0:
+                return None
+            stop = at + len(needle)
+            if _bounded(text, at, stop, needle):
+                k = bisect.bisect_right(self._offsets, at) - 1
+                place = self._places[k]
+                local = at - self._offsets[k]
+                return Place(place.index, place.block, place.path, local, local + len(needle), "text")
+            at += 1
+
+
+def _continues(a: str, b: str) -> bool:
+    return (a.isalnum() or a == "_") and (b.isalnum() or b == "_")
+
+
+def _bounded(text: str, start: int, stop: int, needle: str) -> bool:
+    before = text[start - 1] if start > 0 else " "
+    after = text[stop] if stop < len(text) else " "
+    return not _continues(before, needle[0]) and not _continues(needle[-1], after)
+
+
+def index_blocks(scope: Scope, index: int | str, blocks: list[Any]) -> None:
+    for b, block in enumerate(blocks):
+        if isinstance(block, str):
+            scope.add_string(index, b, ".text", block)
+            continue
+        if not isinstance(block, dict):
+            continue
+        for key, value in block.items():
+            if key in OPAQUE:
+                continue
+            if key == "content" and isinstance(value, list):
+                for j, inner in enumerate(value):
+                    if isinstance(inner, dict):
+                        for inner_key, inner_value in inner.items():
+                            if inner_key not in OPAQUE:
+                                _add_any(scope, index, b, f".content[{j}].{inner_key}", inner_value)
+                continue
+            _add_any(scope, index, b, f".{key}", value)
+
+
+def _add_any(scope: Scope, index: int | str, block: int, path: str, value: Any) -> None:
+    if isinstance(value, str):
+        scope.add_string(index, block, path, value)
+        return
+    for sub_path, scalar, is_key in walk(value, path):
+        scope.add_scalar(index, block, sub_path, scalar, is_key)
+
+
+def index_messages(messages: list[Any]) -> Scope:
+    scope = Scope()
+    for i, message in enumerate(messages):
+        index_blocks(scope, i, blocks_of(message))
+    return scope
+
+
+def index_fixed(system: Any, tools: Any) -> Scope:
+    scope = Scope()
+    if isinstance(system, str):
+        scope.add_string("system", 0, ".text", system)
+    elif isinstance(system, list):
+        index_blocks(scope, "system", system)
+    if isinstance(tools, list):
+        for t, tool in enumerate(tools):
+            if isinstance(tool, dict):
+                for key, value in tool.items():
+                    if key not in ("type", "cache_control"):
+                        _add_any(scope, "tools", t, f".{key}", value)
+    return scope
