@@ -81,5 +81,5 @@ class Matches:
     def describe(self) -> str:
         if not self.rows:
             return f"no match for {self.query!r}"
-        where = f"{self.current + 1} of {len(self.rows)}" if self.current >= 0 else f"{len(self.rows)}"
-        return f"{self.query!r}: message {where} ({len(self.hits)} blocks)"
+        where = f"match {self.current + 1} of {len(self.rows)}" if self.current >= 0 else f"{len(self.rows)} matches"
+        return f"{self.query!r}: {where} (messages; {len(self.hits)} blocks in all)"

@@ -9,6 +9,8 @@ body) run in workers and come back as messages.
 
 from __future__ import annotations
 
+import os
+
 from rich.text import Text
 from textual import getters, on
 from textual.app import ComposeResult
@@ -29,6 +31,18 @@ from tui.app.widgets.request_pane import RequestPane
 from tui.core.safe import one_line
 
 VIEWS = ("request", "raw", "account", "problems")
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the working directory when under it, else with ``~`` for home."""
+    if not path:
+        return "(no file)"
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute)
+    if not relative.startswith(".."):
+        return relative
+    home = os.path.expanduser("~")
+    return "~" + absolute[len(home):] if absolute.startswith(home + os.sep) else absolute
 TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems"}
 
 
@@ -118,9 +132,10 @@ class StepperScreen(StepperWorkers, Screen):
         exact = run.exact or (call is not None and call.request is not None)
         text.append(" · ")
         text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
-        text.append(" prefix · " + one_line(source.format) + " · ")
-        where = source.path + (f"#{source.run_index}" if source.run_count > 1 else "")
+        text.append(" prefix · ")
+        where = short_path(source.path) + (f"#{source.run_index}" if source.run_count > 1 else "")
         text.append(one_line(where), "bold")
+        text.append(f" ({one_line(source.format)})")
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
 
