@@ -17,4 +17,4 @@ def test_a_bad_document_names_line_and_column_even_when_large():
     data = b'{"a": 1}\n' + b" " * 1_000_000 + b"\n{oops"
     with pytest.raises(LoadError) as caught:
         jsonio.loads(data, "f.json")
-    assert caught.value.line == 2 and caught.value.what.startswith("invalid JSON")
+    assert caught.value.line == 3 and caught.value.what.startswith("invalid JSON")

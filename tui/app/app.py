@@ -18,7 +18,6 @@ from textual.binding import Binding
 
 from tui.app import events, recent
 from tui.app.runview import RunView
-from tui.app.screens.help import HelpScreen
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
@@ -116,5 +115,7 @@ class TurnscopeApp(App):
     # -- keys ----------------------------------------------------------------------------
 
     def action_help(self) -> None:
+        from tui.app.screens.help import HelpScreen  # not needed for the first screen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))

@@ -90,7 +90,7 @@ class StepperScreen(StepperWorkers, Screen):
         self.go_to(self.index)
         self.show_view(self.view_name)
         if self.view.findings is None:
-            self.check_run()
+            self.call_after_refresh(self.check_run)  # after the first screen is out, not competing with it
         self.describe_status()
 
     # -- the index (attributes down) -----------------------------------------------------
@@ -99,7 +99,7 @@ class StepperScreen(StepperWorkers, Screen):
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
         self.message_list.set_cursor(self.index)
-        self.header.update(self.header_text())
+        self.header.update(self.header_text(), layout=False)
         self._show_current()
 
     def _show_current(self) -> None:

@@ -14,6 +14,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.app import palette
 from tui.app.lines import Document, Part, Target
@@ -81,7 +82,12 @@ class LineView(ScrollView, can_focus=True):
     def _layout(self) -> None:
         self._doc = Document(self._parts, self._width())
         self._strips.clear()
-        self.virtual_size = Size(self._doc.width, len(self._doc))
+        size = Size(self._doc.width, len(self._doc))
+        if size != self.virtual_size:
+            # Not ``self.virtual_size = size``: that re-lays out the whole screen on every step. Only
+            # this view's scrollbars depend on it (they re-layout themselves if they appear or go).
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
         self.refresh()
 
     def on_resize(self) -> None:
@@ -123,7 +129,7 @@ class LineView(ScrollView, can_focus=True):
             self._strips[row] = strip
         if row == self.cursor and self.has_focus and row < len(self._doc):
             strip = strip.apply_style(self.get_component_rich_style("lineview--cursor"))
-        return strip.apply_style(self.rich_style)
+        return strip
 
     def on_focus(self) -> None:
         self.refresh()

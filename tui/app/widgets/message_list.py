@@ -102,7 +102,7 @@ class MessageList(ScrollView, can_focus=True):
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         if row >= self.view.rows:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width)
         key = (row, width)
         strip = self._strips.get(key)
         if strip is None:
@@ -114,7 +114,7 @@ class MessageList(ScrollView, can_focus=True):
         if row == self.cursor:
             style = self.get_component_rich_style("message-list--cursor")
             strip = Strip([*Strip(Text("▶", "bold").render(self.app.console)), *strip.crop(1)]).apply_style(style)
-        return strip.apply_style(self.rich_style)
+        return strip
 
     def on_focus(self) -> None:
         self.refresh()

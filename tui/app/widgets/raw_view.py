@@ -81,14 +81,14 @@ class RawLines(ScrollView, can_focus=True):
         if strip is not None:
             return strip
         if body is None or row >= self.virtual_size.height:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width)
         if len(self._strips) > 2000:
             self._strips.clear()
         if self.exact:
             text = highlight(body.exact_text()[row * width:(row + 1) * width])
         else:
             text = highlight(body.line(row)[x:x + width])
-        strip = Strip(text.render(self.app.console)).crop_extend(0, width, None).apply_style(self.rich_style)
+        strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
         self._strips[key] = strip
         return strip
 
