@@ -7,8 +7,8 @@ import os
 from app_helpers import REFUND, app_for, screen_text, settle
 from conftest import REALRUNS, SAMPLES
 
-from tui.app import recent
-from tui.app.screens.help import HelpScreen
+from tui.app.sources import load_recent
+from tui.app.screens.dialogs import HelpScreen
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
@@ -59,7 +59,7 @@ async def test_the_picker_lists_samples_and_sessions_and_opens_a_sample(tmp_path
         await pilot.press("escape")  # back to the picker, which now lists the run as recent
         await settle(pilot)
         assert isinstance(app.screen, PickerScreen)
-        assert [r.path for r in recent.load(tmp_path / "state")] == [str(REFUND.resolve())]
+        assert [r.path for r in load_recent(tmp_path / "state")] == [str(REFUND.resolve())]
         assert str(REFUND.resolve()) in screen_text(app)
 
 

@@ -16,12 +16,12 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
-from tui.app import events, recent
+from tui.app import events
 from tui.app.runview import RunView
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
-from tui.app.sources import SAMPLES
+from tui.app.sources import SAMPLES, remember
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.formats import load_runs
@@ -72,7 +72,7 @@ class TurnscopeApp(App):
             return
         chosen = runs[run or 0]
         self.push_screen(StepperScreen(RunView(chosen), at, view))
-        self.remember(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
+        self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
 
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:
@@ -109,13 +109,13 @@ class TurnscopeApp(App):
         self.post_message(events.RunsLoaded(path, runs, run))
 
     @work(thread=True, group="recent")
-    def remember(self, path: str, run: int | None, title: str, messages: int) -> None:
-        recent.remember(self.state_dir, path, run, title, messages)
+    def remember_run(self, path: str, run: int | None, title: str, messages: int) -> None:
+        remember(self.state_dir, path, run, title, messages)
 
     # -- keys ----------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        from tui.app.screens.help import HelpScreen  # not needed for the first screen
+        from tui.app.screens.dialogs import HelpScreen  # not needed for the first screen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))

@@ -14,8 +14,7 @@ import os
 from pathlib import Path
 
 from tui.app.app import TurnscopeApp
-from tui.app.recent import default_state_dir
-from tui.app.sources import SAMPLES
+from tui.app.sources import SAMPLES, default_state_dir
 from tui.core import jsonio
 from tui.core.errors import LoadError, UsageError
 from tui.core.prefix import check_index

@@ -1,5 +1,9 @@
 """Where the run picker finds runs: the bundled samples, recent runs, and Claude Code sessions.
 
+Recent runs are kept in turnscope's state directory (``recent.json``, written atomically);
+a damaged or unreadable file counts as empty (it is only a convenience) and is replaced
+on the next open.
+
 Claude Code keeps one JSONL file per session under ``~/.claude/projects/<project>/``
 (``$CLAUDE_CONFIG_DIR/projects`` when that is set). The picker lists them newest first
 with the first words the user wrote and a message count read from the file (user turns
@@ -10,16 +14,64 @@ plus distinct assistant messages, side chains left out), and opens them through
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import orjson
 
-from tui.app import recent
+from tui.core import jsonio
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import first_text
 from tui.core.safe import one_line
 from tui.formats import load_runs
+
+RECENT_LIMIT = 20
+RECENT_FILE = "recent.json"
+
+
+def default_state_dir() -> Path:
+    from platformdirs import user_state_dir
+
+    return Path(os.environ.get("TURNSCOPE_STATE_DIR") or user_state_dir("turnscope"))
+
+
+@dataclass
+class Recent:
+    path: str
+    run: int | None
+    title: str
+    messages: int
+    opened: float
+
+
+def load_recent(state_dir: Path) -> list[Recent]:
+    try:
+        data = jsonio.loads((state_dir / RECENT_FILE).read_bytes(), str(state_dir / RECENT_FILE))
+    except (OSError, LoadError):
+        return []
+    items = data.get("recent") if isinstance(data, dict) else None
+    out = []
+    for item in items if isinstance(items, list) else []:
+        try:
+            out.append(Recent(str(item["path"]), item.get("run"), str(item.get("title", "")),
+                              int(item.get("messages", 0)), float(item.get("opened", 0))))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    return out
+
+
+def remember(state_dir: Path, path: str, run: int | None, title: str, messages: int) -> None:
+    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem."""
+    absolute = str(Path(path).resolve())
+    items = [r for r in load_recent(state_dir) if not (r.path == absolute and r.run == run)]
+    items.insert(0, Recent(absolute, run, title, messages, time.time()))
+    data = jsonio.dumps({"recent": [asdict(r) for r in items[:RECENT_LIMIT]]}, indent=True)
+    try:
+        jsonio.atomic_write(state_dir / RECENT_FILE, data)
+    except OSError:
+        pass
+
 
 SAMPLES = Path(__file__).resolve().parent.parent.parent / "sample_runs"
 MAX_SESSIONS = 60
@@ -64,7 +116,7 @@ def sample_entries(samples: Path = SAMPLES) -> list[Entry]:
 
 def recent_entries(state_dir: Path) -> list[Entry]:
     out = []
-    for item in recent.load(state_dir):
+    for item in load_recent(state_dir):
         if not Path(item.path).exists():
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")

@@ -21,8 +21,7 @@ from textual.widgets import ContentSwitcher, Footer, Static
 from tui.app import events
 from tui.app.commands import GoToProvider
 from tui.app.runview import RunView
-from tui.app.screens.keys import STEPPER_BINDINGS
-from tui.app.screens.workers import StepperWorkers
+from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
 from tui.app.widgets.account_view import AccountView
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
@@ -46,7 +45,7 @@ def short_path(path: str) -> str:
 TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems"}
 
 
-class StepperScreen(StepperWorkers, Screen):
+class StepperScreen(StepperActions, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "

@@ -1,21 +1,51 @@
-"""``?`` / F1: every key of the screen below, built from each widget's own bindings and ``HELP`` text.
+"""The stepper's two dialogs: a one-line prompt (``:`` go to index, ``/`` search) and the key list (``?``).
 
-Nothing here lists keys by hand: the sections are the app, the screen and each widget on
-it that has a ``HELP`` attribute, in the order they appear, with their bindings (keymap
-applied, hidden aliases included) grouped by what they do.
+The key list is built from the screen below: the app, the screen and each widget on it
+that has a ``HELP`` attribute, in the order they appear, with their bindings (keymap
+applied, hidden aliases included) grouped by what they do. Nothing lists keys by hand.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tui.app import palette
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """Ask for one line; dismiss with the text (or None when cancelled)."""
+
+    HELP = "Type and press Enter; Escape cancels."
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    answer = getters.query_one("#prompt-input", Input)
+
+    def __init__(self, question: str, placeholder: str = "", value: str = "", *, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.question = question
+        self.placeholder = placeholder
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="prompt"):
+            yield Static(Text(self.question, "bold"), id="prompt-question")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+
+    def on_mount(self) -> None:
+        self.answer.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 def _title(node: DOMNode) -> str:
