@@ -13,6 +13,8 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Any, Sequence
 
+from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
@@ -21,6 +23,16 @@ from tui.core.safe import visible
 Target = tuple[Any, ...] | None
 #: A block bigger than this is wrapped in a worker when expanded.
 BIG = 1 << 20
+
+
+_NULL = Style.null()
+
+
+def segments(text: Text, console: Console) -> list[Segment]:
+    """``text`` rendered on one line. ``Text.render`` drops the base style of a text without spans and
+    leaves such segments unstyled; give them the base style (NO_COLOR's filter reads every style)."""
+    base = console.get_style(text.style, default=_NULL) if text.style else _NULL
+    return [s if s.style is not None else Segment(s.text, base, s.control) for s in text.render(console)]
 
 
 def display(text: str) -> str:

@@ -8,6 +8,7 @@ row's target and leaves the meaning to its owner (messages up).
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
@@ -17,7 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.app import palette
-from tui.app.lines import Document, Part, Target
+from tui.app.lines import Document, Part, Target, segments
 
 _MOVE = Binding.Group("Move")
 
@@ -125,7 +126,7 @@ class LineView(ScrollView, can_focus=True):
             text.end = ""
             if self.highlight:
                 text.highlight_words([self.highlight], palette.MATCH, case_sensitive=False)
-            strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
+            strip = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
             self._strips[row] = strip
         if row == self.cursor and self.has_focus and row < len(self._doc):
             strip = strip.apply_style(self.get_component_rich_style("lineview--cursor"))

@@ -8,6 +8,7 @@ owns the cursor keys and posts ``MessageList.Moved``; the screen sets ``cursor``
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -17,6 +18,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.app import palette
+from tui.app.lines import segments
 from tui.app.runview import RunView
 
 _STEP = Binding.Group("Step")
@@ -102,7 +104,7 @@ class MessageList(ScrollView, can_focus=True):
         row = self.scroll_offset.y + y
         width = self.scrollable_content_region.width
         if row >= self.view.rows:
-            return Strip.blank(width)
+            return Strip.blank(width, Style.null())
         key = (row, width)
         strip = self._strips.get(key)
         if strip is None:
@@ -110,10 +112,10 @@ class MessageList(ScrollView, can_focus=True):
                 self._strips.clear()
             text = Text(" ") + self.row_text(row, width - 1)
             text.no_wrap, text.end = True, ""
-            strip = self._strips[key] = Strip(text.render(self.app.console)).crop_extend(0, width, None)
+            strip = self._strips[key] = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
         if row == self.cursor:
             style = self.get_component_rich_style("message-list--cursor")
-            strip = Strip([*Strip(Text("▶", "bold").render(self.app.console)), *strip.crop(1)]).apply_style(style)
+            strip = Strip([*Strip(segments(Text("▶", "bold"), self.app.console)), *strip.crop(1)]).apply_style(style)
         return strip
 
     def on_focus(self) -> None:

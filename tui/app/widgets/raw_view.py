@@ -9,6 +9,7 @@ always copies the exact bytes.
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
@@ -20,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from tui.app.lines import segments
 from tui.app.rawbody import RawBody, highlight
 from tui.core.run import Run
 
@@ -81,14 +83,14 @@ class RawLines(ScrollView, can_focus=True):
         if strip is not None:
             return strip
         if body is None or row >= self.virtual_size.height:
-            return Strip.blank(width)
+            return Strip.blank(width, Style.null())
         if len(self._strips) > 2000:
             self._strips.clear()
         if self.exact:
             text = highlight(body.exact_text()[row * width:(row + 1) * width])
         else:
             text = highlight(body.line(row)[x:x + width])
-        strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
+        strip = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
         self._strips[key] = strip
         return strip
 
