@@ -9,6 +9,7 @@ A JSON-lines file with a bad line keeps the rest and records a warning naming th
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from tui.core import jsonio
@@ -16,6 +17,7 @@ from tui.core.errors import LoadError
 from tui.core.run import LoadWarning
 
 HEAD_BYTES = 1 << 16
+_NON_SPACE = re.compile(rb"\S")
 _UNSET = object()
 
 
@@ -81,6 +83,8 @@ class Document:
             end = data.find(b"\n", start)
             end = len(data) if end < 0 else end
             line = data[start:end].strip()
+            if line and _NON_SPACE.search(data, end) is None:
+                return self.json_or_none()  # the first line is the whole document: parse it once, cached
             if line:
                 try:
                     return jsonio.loads(line, self.path)
