@@ -89,7 +89,8 @@ class StepperScreen(StepperActions, Screen):
         self.go_to(self.index)
         self.show_view(self.view_name)
         if self.view.findings is None:
-            self.call_after_refresh(self.check_run)  # after the first screen is out, not competing with it
+            # After the first full screen is out: the check holds the GIL for a while on a big run.
+            self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))
         self.describe_status()
 
     # -- the index (attributes down) -----------------------------------------------------

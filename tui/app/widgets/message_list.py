@@ -32,8 +32,8 @@ class MessageList(ScrollView, can_focus=True):
             "something. The last row is the next request. Down/Up (j/k) step one message.")
     COMPONENT_CLASSES = {"message-list--cursor"}
     BINDINGS = [
-        Binding("down", "step(1)", "Next", id="list.next", group=_STEP),
-        Binding("up", "step(-1)", "Prev", id="list.prev", group=_STEP),
+        Binding("down", "step(1)", "Next message", id="list.next", group=_STEP),
+        Binding("up", "step(-1)", "Previous message", id="list.prev", group=_STEP),
         Binding("j", "step(1)", "Next message", show=False, id="list.next.vim"),
         Binding("k", "step(-1)", "Previous message", show=False, id="list.prev.vim"),
         Binding("pagedown", "page(1)", "Page down", show=False, id="list.page_down"),
