@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from app_helpers import REFUND, app_for, screen_text, settle
-from conftest import REALRUNS, SAMPLES
+from conftest import SAMPLES
 
 from tui.app.sources import load_recent
 from tui.app.screens.dialogs import HelpScreen
@@ -121,11 +121,9 @@ def test_a_bad_file_is_one_line_and_exit_2_before_the_app_starts(cli, tmp_path):
     assert cli(str(REFUND), "--bogus").code == 2
 
 
-def test_the_picker_reads_real_claude_code_sessions(tmp_path):
-    if REALRUNS is None:
-        return
+def test_the_picker_reads_real_claude_code_sessions(realruns):
     from tui.app.sources import describe_session
 
-    count, words = describe_session(REALRUNS / "spotter__short.jsonl")
+    count, words = describe_session(realruns / "spotter__short.jsonl")
     assert words == "mix phx.server doesnt seem to start"
     assert count >= 3
