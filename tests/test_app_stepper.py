@@ -208,3 +208,14 @@ async def test_the_app_widget_count_does_not_grow_with_the_run(tmp_path):
             counts.append(len(app.screen.query("*")))
             assert len(_stepper(app).request._parts) < 30
     assert counts[0] == counts[1]
+
+
+async def test_a_rewritten_turn_shows_what_the_provider_returned(tmp_path):
+    app = app_for(SAMPLES / "broken" / "rewritten_turn.turnscope.json", tmp_path, at=3)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        rows = _stepper(app).request.text_rows()
+        returned = next(y for y, row in enumerate(rows) if "what model call 2 returned" in row)
+        assert any("No scan in over a month" in row for row in rows[returned:])
+        assert "exact prefix" in screen_text(app)
+        assert any("assistant_turn_rewritten" in row for row in rows[:returned])

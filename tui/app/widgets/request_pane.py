@@ -139,6 +139,12 @@ class RequestPane(LineView):
         if found:
             parts.append(Rows(sections.finding_rows(found)))
         parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS)
+        call = view.run.call_for(n)
+        if call is not None and call.response is not None:  # the seeds' rewritten turn: show what came back
+            parts.append(Rows([Text(f" what model call {view.run.call_index(n) + 1} returned (differs from the "
+                                    f"stored message {n}) ", "bold reverse")]))
+            parts += message_parts(-1 - n, {"role": "assistant", "content": call.response}, self.blocks_open,
+                                   OUTPUT_ROWS)
         return parts
 
     def folded_row(self, i: int, message) -> Text:
