@@ -127,3 +127,16 @@ def test_the_picker_reads_real_claude_code_sessions(realruns):
     count, words = describe_session(realruns / "spotter__short.jsonl")
     assert words == "mix phx.server doesnt seem to start"
     assert count >= 3
+
+
+async def test_run_k_opens_that_run_of_a_multi_run_file_directly(tmp_path):
+    runs = [[{"role": "user", "content": "first run"}], [{"role": "user", "content": "second run"},
+                                                         {"role": "assistant", "content": "b"}]]
+    path = tmp_path / "two.json"
+    path.write_bytes(jsonio.dumps(runs))
+    app = app_for(path, tmp_path, run=1, at=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, StepperScreen)
+        assert app.screen.index == 1 and app.screen.view.run.title() == "second run"
+        assert "two.json#1" in app.screen.header_text().plain

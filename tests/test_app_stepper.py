@@ -219,3 +219,18 @@ async def test_a_rewritten_turn_shows_what_the_provider_returned(tmp_path):
         assert any("No scan in over a month" in row for row in rows[returned:])
         assert "exact prefix" in screen_text(app)
         assert any("assistant_turn_rewritten" in row for row in rows[:returned])
+
+
+async def test_images_and_documents_are_placeholders_with_type_and_size(tmp_path):
+    messages = [{"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QUJD" * 1000}},
+        {"type": "document", "source": {"type": "url", "url": "https://example.com/policy.pdf"}, "title": "Policy"},
+        {"type": "text", "text": "what is this?"}]},
+        {"role": "assistant", "content": "a picture"}]
+    app = app_for(write_run(tmp_path / "images.jsonl", messages), tmp_path, at=0)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "[image · image/png · 3.0 KB (base64)]" in text
+        assert "[document · url · url https://example.com/policy.pdf · Policy]" in text
+        assert "QUJDQUJD" not in text
