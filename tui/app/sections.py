@@ -59,7 +59,7 @@ def system_parts(req: RequestAt, open_: bool) -> list[Part]:
     target = ("system",)
     if "system" not in req.body:
         note = ("this request sent none" if req.exact
-                else "not recorded by this source (the model saw one; it is not shown)")
+                else "not recorded by this source (if the request had one, it is not shown)")
         return [Rows([Text.assemble(("  System", palette.HEADING), "  ", (note, palette.NOTE))], target)]
     text = system_text(req.body["system"])
     first = one_line(" ".join(text[:200].split()))
