@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
+from app_helpers import app_for, screen_text, settle
 from conftest import REPO
 from scripts.rules_table import readme_with_table
+from tui.app.launch import parser
 
 README = (REPO / "README.md").read_text()
 
@@ -19,14 +21,20 @@ def test_rules_table_is_current():
     assert readme_with_table(README) == README, "run `python scripts/rules_table.py --write`"
 
 
-def test_quick_start_runs_the_bundled_refund_run(cli):
+async def test_quick_start_opens_the_stepper_on_the_bundled_refund_run(tmp_path, monkeypatch):
+    """The first command's arguments, parsed by the launcher as the CLI does, open the stepper
+    on message 5 of the refund run (driven headless through Pilot)."""
     command = _block_after("<!-- run-command -->")
     turnscope = command.split("&&")[-1].split()
     assert turnscope[0].endswith("bin/turnscope")
-    done = cli(*turnscope[1:])
-    assert done.code == 0 and done.stderr == ""
-    assert "the request for message 5 of 8, sent by model call 3 of 4" in done.stdout
-    assert "== message 5: the response to this request (call 3) ==" in done.stdout
+    args = parser().parse_args(turnscope[1:])
+    monkeypatch.chdir(REPO)
+    app = app_for(args.file, tmp_path, at=args.at, run=args.run, view=args.view)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+    assert "refund/run.jsonl" in text and "5 of 8" in text
+    assert "call 3 of 4" in text
 
 
 def test_quick_start_is_two_commands():

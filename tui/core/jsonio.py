@@ -26,7 +26,8 @@ def loads(data: bytes | str, path: str = "<input>", line_offset: int = 0) -> Any
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if not data or data.isspace():  # no copy of a large document just to test it
+        raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+        if not raw or raw.isspace():  # not raw.strip(): that copies a 100 MB file to learn it is not blank
             what = "empty line" if line_offset else "empty file"
             raise LoadError(path, what, line_offset or None) from None
         reason = (exc.msg or "invalid JSON").split(":")[0]

@@ -49,42 +49,44 @@ def _kinds(message: dict) -> set:
 
 def producers(run: Run, upto: int | None = None) -> list[Producer]:
     """The producer of every message (or of messages ``0..upto-1``: the same entries, fewer)."""
-    out = []
+    count = len(run.messages) if upto is None else min(upto, len(run.messages))
+    return [producer_at(run, i) for i in range(count)]
+
+
+def producer_at(run: Run, i: int) -> Producer:
+    """The producer of message ``i`` alone: it depends only on messages ``i - 1`` and ``i``, so a
+    viewer can ask for the rows it shows without walking the whole run."""
     messages = run.messages
     last = len(messages) - 1
-    previous_role = None
-    for i, message in enumerate(messages if upto is None else messages[:upto]):
-        role = message.get("role") if isinstance(message, dict) else None
-        parity_break = (i == 0 and role != "user") or (role is not None and role == previous_role)
-        previous_role = role
-        k = run.call_index(i)
-        kinds = _kinds(message) if role is not None else set()
-        if role == "assistant":
-            if k is None:
-                out.append(Producer(i, PREFILL if run.prefill and i == last else UNKNOWN, None, None, False,
-                                    "sent as a prefill: the model continues this turn"
-                                    if run.prefill and i == last else "not produced by a recorded call",
-                                    parity_break))
-                continue
-            call = run.calls[k]
-            stop, inferred = call.stop_reason, False
-            if stop is None:
-                stop, inferred = ("tool_use" if "tool_use" in kinds else "end_turn"), True
-            out.append(Producer(i, MODEL, k, stop, inferred, _model_transition(stop, i == last, "tool_use" in kinds),
-                                parity_break))
-        elif role == "user":
-            results = "tool_result" in kinds
-            kind = LOOP if results else CALLER
-            if i == last:
-                transition = "the run stops here: the next request was never answered"
-            elif results:
-                transition = "results hand control back to the model"
-            else:
-                transition = "the caller's message hands control to the model"
-            out.append(Producer(i, kind, None, None, False, transition, parity_break))
+    message = messages[i]
+    role = message.get("role") if isinstance(message, dict) else None
+    before = messages[i - 1] if i > 0 else None
+    previous_role = before.get("role") if isinstance(before, dict) else None
+    parity_break = (i == 0 and role != "user") or (role is not None and role == previous_role)
+    k = run.call_index(i)
+    kinds = _kinds(message) if role is not None else set()
+    if role == "assistant":
+        if k is None:
+            prefill = run.prefill and i == last
+            return Producer(i, PREFILL if prefill else UNKNOWN, None, None, False,
+                            "sent as a prefill: the model continues this turn" if prefill
+                            else "not produced by a recorded call", parity_break)
+        call = run.calls[k]
+        stop, inferred = call.stop_reason, False
+        if stop is None:
+            stop, inferred = ("tool_use" if "tool_use" in kinds else "end_turn"), True
+        return Producer(i, MODEL, k, stop, inferred, _model_transition(stop, i == last, "tool_use" in kinds),
+                        parity_break)
+    if role == "user":
+        results = "tool_result" in kinds
+        if i == last:
+            transition = "the run stops here: the next request was never answered"
+        elif results:
+            transition = "results hand control back to the model"
         else:
-            out.append(Producer(i, UNKNOWN, None, None, False, "not a user or assistant message", parity_break))
-    return out
+            transition = "the caller's message hands control to the model"
+        return Producer(i, LOOP if results else CALLER, None, None, False, transition, parity_break)
+    return Producer(i, UNKNOWN, None, None, False, "not a user or assistant message", parity_break)
 
 
 def _model_transition(stop: str, last: bool, has_tool_use: bool) -> str:

@@ -1,0 +1,93 @@
+"""Write ``screenshots/``: pictures of the stepper's main screens, made by the app itself from the sample runs.
+
+    python scripts/make_screenshots.py [--png]
+
+Each picture is the app's own SVG export (``App.export_screenshot``) of a scene driven
+with Textual's Pilot, through the same ``make_app`` the command line uses. With ``--png``
+(and ``cairosvg`` installed) a PNG is written beside each SVG. Run it again whenever the
+UI changes; README.md shows the SVGs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tui.app.factory import make_app  # noqa: E402
+from tui.core import jsonio  # noqa: E402
+
+OUT = ROOT / "screenshots"
+REFUND = "sample_runs/refund/run.jsonl"
+BROKEN = "sample_runs/broken/orphan_result_retry.jsonl"
+
+#: name -> (file or None for the picker, options, terminal size, keys, title)
+SCENES = {
+    "request": (REFUND, {"at": 5}, (130, 40), [], "The request that produced message 5"),
+    "raw": (REFUND, {"at": 5, "view": "raw"}, (130, 40), [], "Raw: the exact JSON body"),
+    "account": (REFUND, {"at": 3, "view": "account"}, (130, 40), [], "Account: four sentences for message 3"),
+    "problems": (BROKEN, {"view": "problems"}, (130, 40), [], "Problems on a broken run"),
+    "search": (REFUND, {}, (130, 40), ["slash", *"8900", "enter"], "Search: every block, > and < step"),
+    "narrow": (REFUND, {"at": 5}, (80, 24), [], "80x24 over SSH: the panes stack"),
+    "picker": (None, {}, (110, 32), [], "The run picker"),
+    "keys": (REFUND, {"at": 5}, (110, 48), ["question_mark"], "? lists every key"),
+}
+
+
+def _session(home: Path) -> None:
+    """A small Claude Code session so the picker's third section has something in it."""
+    project = home / "projects" / "-home-me-shop"
+    project.mkdir(parents=True)
+    records = [{"type": "user", "message": {"role": "user", "content": "Why does the refund test fail?"}},
+               {"type": "assistant", "message": {"id": "m1", "role": "assistant",
+                                                 "content": [{"type": "text", "text": "Let me look."}]}}]
+    path = project / "8f2c1a55-0000-4000-8000-000000000000.jsonl"
+    path.write_bytes(b"\n".join(jsonio.dumps(r) for r in records) + b"\n")
+    os.utime(path, (1_767_000_000, 1_767_000_000))
+
+
+async def shoot(name: str, tmp: Path) -> str:
+    path, options, size, keys, title = SCENES[name]
+    app = make_app(path, state_dir=tmp / name / "state", claude_home=tmp / "claude", keymap={}, **options)
+    async with app.run_test(size=size) as pilot:
+        for step in (None, *keys):
+            if step is not None:
+                await pilot.press(step)
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        return app.export_screenshot(title=f"turnscope · {title}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--png", action="store_true", help="also write PNGs (needs cairosvg)")
+    args = parser.parse_args()
+    os.chdir(ROOT)  # paths in the pictures are relative to the checkout
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        _session(Path(tmp) / "claude")
+        for name in SCENES:
+            svg = asyncio.run(shoot(name, Path(tmp)))
+            target = OUT / f"{name}.svg"
+            jsonio.atomic_write(target, svg.encode("utf-8"))
+            print(f"wrote {target.relative_to(ROOT)}")
+            if args.png:
+                import cairosvg
+
+                cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(target.with_suffix(".png")),
+                                 output_width=1400)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,39 @@
+"""Helpers for the stepper tests: build the app as the CLI does (``make_app``), away from the user's state,
+and read what it put on the screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SAMPLES
+
+from tui.app.factory import make_app
+from tui.core import jsonio
+
+REFUND = SAMPLES / "refund" / "run.jsonl"
+
+
+def app_for(path: Path | str | None, tmp_path: Path, **options):
+    """The app on ``path`` (or the picker), with state and Claude Code home under ``tmp_path``."""
+    options.setdefault("keymap", {})
+    options.setdefault("claude_home", tmp_path / "claude")
+    return make_app(None if path is None else str(path), state_dir=tmp_path / "state", **options)
+
+
+def screen_text(app) -> str:
+    """Every character the app would put on the terminal now (the composited screen)."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+async def settle(pilot) -> None:
+    """Wait until workers are done and the screen is redrawn."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def write_run(path: Path, messages: list, header: dict | None = None) -> Path:
+    lines = ([jsonio.dumps(header)] if header else []) + [jsonio.dumps(m) for m in messages]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path

@@ -1,0 +1,69 @@
+"""``make_app``: the one way to build the app, shared by the command line, the tests and the screenshot script.
+
+Given a path it loads the file here, before any Textual code runs, so a file that cannot
+be loaded raises ``LoadError``/``UsageError`` to the caller (the CLI prints one line and
+exits 2). Without a path the app opens the run picker. The state directory (recent runs),
+the Claude Code home and the samples directory can be pointed elsewhere (tests do).
+A keymap file (``keymap.json`` in the config directory: binding id -> keys) remaps keys.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+
+from tui.app.app import TurnscopeApp
+from tui.app.sources import SAMPLES, default_state_dir
+from tui.core import jsonio
+from tui.core.errors import LoadError, UsageError
+from tui.core.prefix import check_index
+from tui.formats import load_runs
+
+
+def config_dir() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(os.environ.get("TURNSCOPE_CONFIG_DIR") or user_config_dir("turnscope"))
+
+
+def load_keymap(directory: Path) -> tuple[dict[str, str], str | None]:
+    """The user's keymap, and a one-line problem if the file is there but unusable."""
+    path = directory / "keymap.json"
+    try:
+        data = jsonio.loads(path.read_bytes(), str(path))
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, LoadError) as exc:
+        return {}, f"keymap ignored: {exc}"
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        return {}, f"keymap ignored: {path} must map binding ids to keys, e.g. {{\"stepper.next_call\": \"N\"}}"
+    return data, None
+
+
+def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fmt: str | None = None,
+             system: str | None = None, tools: str | None = None, view: str = "request",
+             state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
+             keymap: dict[str, str] | None = None) -> TurnscopeApp:
+    """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker."""
+    options = {"fmt": fmt, "system": system, "tools": tools}
+    notice = None
+    if keymap is None:
+        keymap, notice = load_keymap(config_dir())
+    state = state_dir if state_dir is not None else default_state_dir()
+    runs = None
+    if path is not None:
+        gc.disable()  # loading builds millions of objects; collecting them half-built only costs time
+        try:
+            runs = load_runs(path, **options)
+        finally:
+            gc.enable()
+        gc.freeze()  # read-only from here: later collections skip the run
+        if run is not None and not 0 <= run < len(runs):
+            raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)} "
+                             f"(0..{len(runs) - 1}, see `turnscope list`)")
+        chosen = runs[run or 0]
+        if run is not None or len(runs) == 1:
+            at = check_index(chosen, at)
+    return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
+                        samples=samples, keymap=keymap, notice=notice, load_options=options)

@@ -1,0 +1,24 @@
+"""The few text styles the stepper's Line API views draw with, in one place.
+
+Named ANSI colours so the terminal's own palette applies; under ``NO_COLOR`` Textual drops
+the colours and the marks still read, because every state is also a word or a glyph
+(``ERROR``, ``✗``, ``△``, ``▶``, ``▸``/``▾``).
+"""
+
+from __future__ import annotations
+
+ROLE = {"user": "bold cyan", "assistant": "bold yellow"}
+PRODUCER = {"caller": "cyan", "loop": "cyan", "model": "yellow"}
+LABEL = "bold"
+DIM = "dim"
+ERROR = "bold red"
+WARNING = "bold yellow"
+OUTPUT = "bold reverse"
+HEADING = "bold underline"
+MATCH = "black on yellow"
+CODE = "green"
+NOTE = "italic dim"
+
+#: The finding mark in the message list and the request pane.
+MARK = {"error": ("✗", ERROR), "warning": ("△", WARNING)}
+FOLDED, OPEN = "▸", "▾"

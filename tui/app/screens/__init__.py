@@ -1,0 +1,1 @@
+"""The stepper's screens: picker, run list, stepper, prompt and help."""

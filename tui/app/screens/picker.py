@@ -1,0 +1,127 @@
+"""The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code sessions.
+
+The lists are gathered in a worker (session files are read to count their messages) and
+shown in one ``OptionList`` with a heading per section. Enter posts ``RunChosen``; the app
+loads the file in a worker and, if it cannot, the reason appears here on one line.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual import getters, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.app import events, palette
+from tui.app.sources import SAMPLES, Entry, claude_entries, claude_projects, recent_entries, sample_entries
+from tui.core.safe import one_line
+
+SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions"}
+
+
+def _when(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else ""
+
+
+class RunOptions(OptionList):
+    """The runs to choose from."""
+
+    HELP = "Runs to open: Up/Down (j/k) move, Enter opens. A file holding several runs lists them first."
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="picker.down.vim"),
+        Binding("k", "cursor_up", "Up", show=False, id="picker.up.vim"),
+    ]
+
+
+class PickerScreen(Screen):
+    """Choose a run to step through."""
+
+    HELP = "The run picker: bundled samples, runs opened before, and Claude Code sessions found on this machine."
+    BINDINGS = [Binding("r", "rescan", "Rescan", id="picker.rescan")]
+    options = getters.query_one("#runs", RunOptions)
+    notice = getters.query_one("#picker-notice", Static)
+
+    class Scanned(Message):
+        """The worker finished gathering entries."""
+
+        def __init__(self, entries: list[Entry]) -> None:
+            super().__init__()
+            self.entries = entries
+
+    def __init__(self, state_dir: Path, claude_home: Path | None = None, samples: Path = SAMPLES) -> None:
+        super().__init__()
+        self.state_dir = state_dir
+        self.claude_home = claude_home
+        self.samples = samples
+        self.entries: dict[str, Entry] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("turnscope", "bold"), " · choose a run to step through"), id="picker-title")
+        yield RunOptions(id="runs")
+        yield Static(Text("looking for runs …", palette.NOTE), id="picker-notice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.options.focus()
+        self.scan()
+
+    def on_screen_resume(self) -> None:
+        self.scan()
+
+    def action_rescan(self) -> None:
+        self.scan()
+
+    @work(thread=True, exclusive=True, group="scan")
+    def scan(self) -> None:
+        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home)
+        self.post_message(self.Scanned(entries))
+
+    def on_picker_screen_scanned(self, event: Scanned) -> None:
+        options: list[Option | None] = []
+        self.entries.clear()
+        for section, heading in SECTIONS.items():
+            found = [e for e in event.entries if e.section == section]
+            width = min(max((len(e.label) for e in found), default=0), 40)
+            options.append(Option(Text(heading, palette.HEADING), disabled=True))
+            if not found:
+                options.append(Option(Text("  " + self._empty(section), palette.NOTE), disabled=True))
+            for k, entry in enumerate(found):
+                option_id = f"{section}-{k}"
+                self.entries[option_id] = entry
+                prompt = Text.assemble("  ", (entry.label.ljust(width), "bold"))
+                if entry.when:
+                    prompt.append("  " + _when(entry.when))
+                prompt.append("  " + entry.detail, palette.DIM)
+                prompt.no_wrap, prompt.overflow = True, "ellipsis"
+                options.append(Option(prompt, id=option_id))
+            options.append(None)
+        highlighted = self.options.highlighted
+        self.options.set_options(options[:-1])
+        first = next((n for n, o in enumerate(options) if o is not None and not o.disabled), None)
+        self.options.highlighted = highlighted if highlighted is not None else first
+        total = len(self.entries)
+        self.notice.update(Text(f"{total} runs · Enter opens · ? all keys", palette.NOTE))
+
+    def _empty(self, section: str) -> str:
+        if section == "recent":
+            return "(none yet: runs you open appear here)"
+        if section == "claude":
+            return f"(no sessions under {one_line(str(claude_projects(self.claude_home)))})"
+        return "(no sample_runs/ next to this install)"
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        entry = self.entries.get(event.option.id or "")
+        if entry is not None:
+            self.notice.update(Text(f"opening {one_line(entry.path)} …", palette.NOTE))
+            self.post_message(events.RunChosen(entry.path, entry.run))
+
+    def show_error(self, text: str) -> None:
+        """Attributes down: a file could not be opened; say why on one line."""
+        self.notice.update(Text.assemble(("cannot open: ", palette.ERROR), one_line(text)))

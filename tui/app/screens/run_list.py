@@ -1,0 +1,73 @@
+"""The runs of a file that holds several: pick one to step through (Enter), Escape goes back."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import getters
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.app import palette
+from tui.core.run import Run
+from tui.core.safe import one_line
+
+
+class RunListScreen(Screen):
+    """One option per run: its index, message and model-call counts, and its first words."""
+
+    HELP = "The runs in this file. Enter steps through the highlighted one; Escape goes back."
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="runs.back"),
+        Binding("j", "cursor_down", "Down", show=False, id="runs.down.vim"),
+        Binding("k", "cursor_up", "Up", show=False, id="runs.up.vim"),
+    ]
+    options = getters.query_one("#run-options", OptionList)
+
+    class Picked(Message):
+        """The user chose run ``run`` of ``path``."""
+
+        def __init__(self, path: str, runs: list[Run], run: int) -> None:
+            super().__init__()
+            self.path = path
+            self.runs = runs
+            self.run = run
+
+    def __init__(self, path: str, runs: list[Run]) -> None:
+        super().__init__()
+        self.path = path
+        self.runs = runs
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble((one_line(self.path), "bold"), f" holds {len(self.runs)} runs · choose one"),
+                     id="runs-title")
+        options = []
+        for k, run in enumerate(self.runs):
+            prompt = Text.assemble((f"run {k}", "bold"), (f"  {len(run.messages)} messages, "
+                                                          f"{len(run.calls)} model calls", palette.DIM),
+                                   "\n    ", one_line(run.title()))
+            options.append(Option(prompt, id=f"run-{k}"))
+        yield OptionList(*options, id="run-options")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(self.Picked(self.path, self.runs, event.option_index))
+
+    def action_cursor_down(self) -> None:
+        self.options.action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.options.action_cursor_up()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()

@@ -1,0 +1,215 @@
+"""The stepper: the message list beside the request for message N, and the Raw, Account, Problems views.
+
+The screen owns the index N. Widgets post what the user did (``MessageList.Moved``,
+``ProblemsView.Jump``); the screen sets N and hands it down to the list, the header and
+the visible view. Keys that act on the whole run (model calls, findings, search, go to,
+views, copy) are bindings here; the slow ones (grammar check, search, serialising a
+body) run in workers and come back as messages.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual import getters, on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Static
+
+from tui.app import events
+from tui.app.commands import GoToProvider
+from tui.app.runview import RunView
+from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
+from tui.app.widgets.account_view import AccountView
+from tui.app.widgets.message_list import MessageList
+from tui.app.widgets.problems_view import ProblemsView
+from tui.app.widgets.raw_view import RawView
+from tui.app.widgets.request_pane import RequestPane
+from tui.core.safe import one_line
+
+VIEWS = ("request", "raw", "account", "problems")
+
+
+def short_path(path: str) -> str:
+    """``path`` relative to the working directory when under it, else with ``~`` for home."""
+    if not path:
+        return "(no file)"
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute)
+    if not relative.startswith(".."):
+        return relative
+    home = os.path.expanduser("~")
+    return "~" + absolute[len(home):] if absolute.startswith(home + os.sep) else absolute
+TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems"}
+
+
+class StepperScreen(StepperActions, Screen):
+    """One run, one index at a time."""
+
+    HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
+            "request that produced it (1), its exact JSON (2), the account of it (3) or all findings (4).")
+    BINDINGS = STEPPER_BINDINGS
+    COMMANDS = {GoToProvider}
+
+    header = getters.query_one("#run-header", Static)
+    tabs = getters.query_one("#tabs", Static)
+    status = getters.query_one("#status", Static)
+    message_list = getters.query_one("#messages", MessageList)
+    views = getters.query_one("#views", ContentSwitcher)
+    request = getters.query_one("#request", RequestPane)
+    raw = getters.query_one("#raw", RawView)
+    account_view = getters.query_one("#account", AccountView)
+    problems = getters.query_one("#problems", ProblemsView)
+
+    def __init__(self, view: RunView, at: int = 0, view_name: str = "request") -> None:
+        super().__init__()
+        self.view = view
+        self.index = max(0, min(at, view.rows - 1))
+        self.view_name = view_name if view_name in VIEWS else "request"
+        self.matches = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="run-header")
+        with Horizontal(id="panes"):
+            yield MessageList(self.view, id="messages")
+            with Vertical(id="right"):
+                yield Static(id="tabs")
+                with ContentSwitcher(initial=self.view_name, id="views"):
+                    yield RequestPane(self.view, id="request")
+                    yield RawView(self.view.run, id="raw")
+                    yield AccountView(self.view, id="account")
+                    yield ProblemsView(self.view, id="problems")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.message_list.focus()
+        self.go_to(self.index)
+        self.show_view(self.view_name)
+        if self.view.findings is None:
+            # After the first full screen is out: the check holds the GIL for a while on a big run.
+            self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))
+        self.describe_status()
+
+    # -- the index (attributes down) -----------------------------------------------------
+
+    def go_to(self, index: int) -> None:
+        """Make ``index`` the current message everywhere."""
+        self.index = max(0, min(index, self.view.rows - 1))
+        self.message_list.set_cursor(self.index)
+        self.header.update(self.header_text(), layout=False)
+        self._show_current()
+
+    def _show_current(self) -> None:
+        if self.view_name == "request":
+            self.request.show(self.index)
+        elif self.view_name == "raw":
+            self.raw.show(self.index)
+        elif self.view_name == "account":
+            self.account_view.show(self.index)
+        elif not self.problems.shown:
+            self.problems.fill()
+
+    def header_text(self) -> Text:
+        """Where we are first (index, call), then exact or reconstructed, the format and the file."""
+        view, n = self.view, self.index
+        run = view.run
+        source = run.source
+        text = Text()
+        if n >= view.total:
+            text.append(f"next request after {view.total} messages", "bold")
+        else:
+            text.append(f"message {n} of {view.total}", "bold")
+        k = run.call_index(n)
+        if k is not None:
+            text.append(f" · model call {k + 1} of {len(run.calls)}")
+        elif n < view.total:
+            calls = len(run.calls)
+            text.append(f" · by the {view.producers[n].kind} ({calls} model call{'s' * (calls != 1)})")
+        call = run.call_for(n)
+        exact = run.exact or (call is not None and call.request is not None)
+        text.append(" · ")
+        text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
+        text.append(" prefix · ")
+        where = short_path(source.path) + (f"#{source.run_index}" if source.run_count > 1 else "")
+        text.append(one_line(where), "bold")
+        text.append(f" ({one_line(source.format)})")
+        text.no_wrap, text.overflow = True, "ellipsis"
+        return text
+
+    def show_view(self, name: str) -> None:
+        self.view_name = name
+        self.views.current = name
+        counts = ""
+        if self.view.findings is not None:
+            counts = f" ({len(self.view.findings)})"
+        tabs = Text()
+        for n, key in enumerate(VIEWS, 1):
+            label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
+            tabs.append(label, "reverse bold" if key == name else "dim")
+            tabs.append(" ")
+        self.tabs.update(tabs)
+        self._show_current()
+        focused = self.focused
+        if name == "problems":
+            self.problems.focus()
+        elif focused is None or focused is self.problems:
+            self.message_list.focus()
+
+    def describe_status(self) -> None:
+        view = self.view
+        text = Text()
+        if view.findings is None:
+            text.append("checking the run …", "italic")
+        else:
+            errors = sum(1 for f in view.findings if f.severity == "error")
+            warnings = len(view.findings) - errors
+            text.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
+                        "bold red" if errors else "")
+            if view.findings:
+                text.append("  ] [ next/previous finding", "dim")
+        if self.matches is not None:
+            text.append("   search " + one_line(self.matches.describe()))
+            if self.matches.rows:
+                text.append("  > < next/previous match", "dim")
+        self.status.update(text)
+
+    # -- messages up ---------------------------------------------------------------------
+
+    @on(MessageList.Moved)
+    def _moved(self, event: MessageList.Moved) -> None:
+        self.go_to(event.index)
+
+    @on(ProblemsView.Jump)
+    def _jump(self, event: ProblemsView.Jump) -> None:
+        self.go_to(event.index)
+        self.show_view("request")
+        self.message_list.focus()
+
+    def on_findings_ready(self, event: events.FindingsReady) -> None:
+        self.view.set_findings(event.findings)
+        self.message_list.marks_changed()
+        self.problems.fill()
+        if self.view_name == "request":
+            self.request.show(self.index, follow=False)
+        self.show_view(self.view_name)
+        self.describe_status()
+        self.refresh_bindings()
+
+    def on_search_done(self, event: events.SearchDone) -> None:
+        self.matches = event.matches
+        self.request.set_highlight(event.matches.query if event.matches.rows else None)
+        found = event.matches.step(event.origin, 1)
+        if found is not None:
+            self.go_to(found)
+        self.describe_status()
+        self.refresh_bindings()
+
+    def on_copy_ready(self, event: events.CopyReady) -> None:
+        self.app.copy_to_clipboard(event.text)
+        size = len(event.text.encode("utf-8", "surrogatepass"))
+        note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
+        self.notify(f"Copied the exact request body for message {event.index}: {size:,} bytes, via OSC 52{note}",
+                    title="Copied", markup=False)

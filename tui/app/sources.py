@@ -1,0 +1,174 @@
+"""Where the run picker finds runs: the bundled samples, recent runs, and Claude Code sessions.
+
+Recent runs are kept in turnscope's state directory (``recent.json``, written atomically);
+a damaged or unreadable file counts as empty (it is only a convenience) and is replaced
+on the next open.
+
+Claude Code keeps one JSONL file per session under ``~/.claude/projects/<project>/``
+(``$CLAUDE_CONFIG_DIR/projects`` when that is set). The picker lists them newest first
+with the first words the user wrote and a message count read from the file (user turns
+plus distinct assistant messages, side chains left out), and opens them through
+``tui.formats.open_run`` like any other file. Scanning runs in the picker's worker.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import orjson
+
+from tui.core import jsonio
+from tui.core.errors import LoadError, UsageError
+from tui.core.run import first_text
+from tui.core.safe import one_line
+from tui.formats import load_runs
+
+RECENT_LIMIT = 20
+RECENT_FILE = "recent.json"
+
+
+def default_state_dir() -> Path:
+    from platformdirs import user_state_dir
+
+    return Path(os.environ.get("TURNSCOPE_STATE_DIR") or user_state_dir("turnscope"))
+
+
+@dataclass
+class Recent:
+    path: str
+    run: int | None
+    title: str
+    messages: int
+    opened: float
+
+
+def load_recent(state_dir: Path) -> list[Recent]:
+    try:
+        data = jsonio.loads((state_dir / RECENT_FILE).read_bytes(), str(state_dir / RECENT_FILE))
+    except (OSError, LoadError):
+        return []
+    items = data.get("recent") if isinstance(data, dict) else None
+    out = []
+    for item in items if isinstance(items, list) else []:
+        try:
+            out.append(Recent(str(item["path"]), item.get("run"), str(item.get("title", "")),
+                              int(item.get("messages", 0)), float(item.get("opened", 0))))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+    return out
+
+
+def remember(state_dir: Path, path: str, run: int | None, title: str, messages: int) -> None:
+    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem."""
+    absolute = str(Path(path).resolve())
+    items = [r for r in load_recent(state_dir) if not (r.path == absolute and r.run == run)]
+    items.insert(0, Recent(absolute, run, title, messages, time.time()))
+    data = jsonio.dumps({"recent": [asdict(r) for r in items[:RECENT_LIMIT]]}, indent=True)
+    try:
+        jsonio.atomic_write(state_dir / RECENT_FILE, data)
+    except OSError:
+        pass
+
+
+SAMPLES = Path(__file__).resolve().parent.parent.parent / "sample_runs"
+MAX_SESSIONS = 60
+#: Read at most this much of a session file to describe it.
+SCAN_BYTES = 8 << 20
+
+
+@dataclass
+class Entry:
+    section: str  # samples | recent | claude
+    path: str
+    label: str
+    detail: str
+    run: int | None = None
+    when: float | None = None
+
+
+def claude_projects(home: Path | None = None) -> Path:
+    if home is not None:
+        return home / "projects"
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured) / "projects" if configured else Path.home() / ".claude" / "projects"
+
+
+def sample_entries(samples: Path = SAMPLES) -> list[Entry]:
+    out = []
+    if not samples.is_dir():
+        return out
+    for path in sorted(p for p in samples.rglob("*") if p.suffix in (".json", ".jsonl")):
+        rel = str(path.relative_to(samples))
+        try:
+            runs = load_runs(str(path))
+        except (LoadError, UsageError):
+            continue  # a sidecar (tools.json), not a run
+        if len(runs) > 1:
+            out.append(Entry("samples", str(path), rel, f"{len(runs)} runs"))
+        else:
+            run = runs[0]
+            out.append(Entry("samples", str(path), rel, f"{len(run.messages)} messages · {one_line(run.title())}"))
+    return out
+
+
+def recent_entries(state_dir: Path) -> list[Entry]:
+    out = []
+    for item in load_recent(state_dir):
+        if not Path(item.path).exists():
+            continue
+        label = item.path + (f"#{item.run}" if item.run is not None else "")
+        out.append(Entry("recent", item.path, one_line(label), f"{item.messages} messages · {one_line(item.title)}",
+                         item.run, item.opened))
+    return out
+
+
+def describe_session(path: Path) -> tuple[int, str]:
+    """(message count, first words the user wrote) of a Claude Code session file."""
+    with open(path, "rb") as handle:
+        data = handle.read(SCAN_BYTES)
+    count, words, assistant_ids = 0, "", set()
+    for line in data.split(b"\n"):
+        if b'"type":"user"' not in line and b'"type":"assistant"' not in line:
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(record, dict) or record.get("isSidechain"):
+            continue
+        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        if record.get("type") == "assistant":
+            ident = message.get("id")
+            if ident not in assistant_ids or ident is None:
+                assistant_ids.add(ident)
+                count += 1
+        elif record.get("type") == "user":
+            count += 1
+            if not words and not record.get("isMeta"):
+                text = first_text(message.get("content"))
+                if text and not text.lstrip().startswith("<"):
+                    words = " ".join(text.split())[:100]
+    return count, words
+
+
+def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+    projects = claude_projects(home)
+    try:
+        files = [p for p in projects.glob("*/*.jsonl") if p.is_file()]
+    except OSError:
+        return []
+    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    out = []
+    for path in files[:limit]:
+        try:
+            count, words = describe_session(path)
+        except OSError as exc:
+            out.append(Entry("claude", str(path), path.name, one_line(f"cannot read: {exc.strerror or exc}")))
+            continue
+        label = f"{path.parent.name}/{path.stem[:8]}"
+        out.append(Entry("claude", str(path), one_line(label), f"{count} messages · {one_line(words or '(no user text)')}",
+                         when=path.stat().st_mtime))
+    return out

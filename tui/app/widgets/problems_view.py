@@ -1,0 +1,86 @@
+"""The Problems view: every finding of the grammar check (and what the loader noticed); Enter jumps.
+
+An ``OptionList`` (virtualised), one option per finding: its mark and severity, where
+(``INDEX[.BLOCK]``), the rule, the API's message and the likely cause. Enter posts
+``ProblemsView.Jump`` with the index; the screen moves the cursor there.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui.app import palette
+from tui.app.runview import RunView
+from tui.core.safe import one_line
+
+
+class ProblemsView(OptionList):
+    """Findings, sorted by index."""
+
+    HELP = ("Every finding of the grammar check: severity, index (and block), rule, the API's own words and a "
+            "likely cause, then what the loader noticed. Enter (or a click) jumps to the index.")
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="problems.down.vim"),
+        Binding("k", "cursor_up", "Up", show=False, id="problems.up.vim"),
+    ]
+
+    class Jump(Message):
+        """Go to message ``index``."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, view: RunView, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view = view
+        self._targets: dict[str, int] = {}
+        self.shown = False
+
+    def fill(self) -> None:
+        """Attributes down: the findings arrived (or changed)."""
+        view = self.view
+        options: list[Option | None] = []
+        self._targets.clear()
+        if view.findings is None:
+            options.append(Option(Text("checking the run …", palette.NOTE), disabled=True))
+        elif not view.findings:
+            options.append(Option(Text("No findings: every request in this run obeys the grammar the API checks.",
+                                       palette.NOTE), disabled=True))
+        for k, finding in enumerate(view.findings or []):
+            mark, style = palette.MARK.get(finding.severity, ("•", ""))
+            where = finding.where() or "request"
+            prompt = Text.assemble((mark, style), " ", (finding.severity.ljust(7), style), " ",
+                                   (where.ljust(6), "bold"), " ", (one_line(finding.rule), palette.DIM), "\n  ",
+                                   one_line(finding.message))
+            if finding.cause:
+                prompt.append_text(Text.assemble("\n  ", ("likely cause: ", palette.DIM), one_line(finding.cause)))
+            option_id = f"finding-{k}"
+            if finding.index is not None:
+                self._targets[option_id] = finding.index
+            options.append(Option(prompt, id=option_id))
+        warnings = view.run.warnings
+        if warnings:
+            options.append(None)
+            for k, warning in enumerate(warnings):
+                where = warning.where()
+                prompt = Text.assemble(("• loader ", palette.DIM), (where + " " if where else "", "bold"),
+                                       one_line(warning.text))
+                option_id = f"warning-{k}"
+                if warning.index is not None:
+                    self._targets[option_id] = warning.index
+                options.append(Option(prompt, id=option_id))
+        self.set_options(options)
+        self.shown = True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        index = self._targets.get(event.option.id or "")
+        if index is None:
+            self.notify("This finding is about the whole request, not one message.", markup=False)
+            return
+        self.post_message(self.Jump(index))

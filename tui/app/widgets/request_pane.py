@@ -1,0 +1,211 @@
+"""The request pane: the request that produced message N, drawn lazily with the Line API.
+
+Params, System and Tools (folded to a line each; ``s``/``t`` or Enter open them), then
+messages 0..N-1 — the older ones one summary row each, the last two open — then message N
+marked as the model's output or the loop's, with its findings. Enter on a row opens or
+folds what it belongs to. A prefix of 20,000 messages is one part per run of folded rows,
+so a step costs the same at the last index as at the first.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.message import Message
+
+from tui.app import palette, sections
+from tui.app.blocks import OUTPUT_ROWS, message_parts
+from tui.app.lines import Part, Rows, Target, Wrapped
+from tui.app.runview import RunView, summary_of
+from tui.app.widgets.lineview import LineView
+from tui.core.prefix import request_at
+
+#: Prefix messages open by default, counting back from N.
+RECENT = 2
+
+
+class FoldedRange(Part):
+    """Messages a..b-1 of the request, one summary row each, drawn only when on screen."""
+
+    def __init__(self, pane: RequestPane, a: int, b: int, messages: list):
+        self.pane, self.a, self.b, self.messages = pane, a, b, messages
+
+    def count(self, width: int) -> int:
+        return self.b - self.a
+
+    def row(self, k: int, width: int) -> Text:
+        text = self.pane.folded_row(self.a + k, self.messages[self.a + k])
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def target_at(self, k: int) -> Target:
+        return ("message", self.a + k)
+
+    def row_of(self, target: Target) -> int | None:
+        if target and target[0] == "message" and self.a <= target[1] < self.b:
+            return target[1] - self.a
+        return None
+
+
+class RequestPane(LineView):
+    """The request that produced message N."""
+
+    HELP = ("The request that produced message N: params, the System prompt and Tools (s, t), messages "
+            "0..N-1 (older ones folded), and message N marked as the model's or the loop's output. "
+            "Enter opens or folds the message, block, section or schema under the cursor; z folds all.")
+    BINDINGS = [
+        Binding("enter", "activate", "Open/fold", id="request.toggle"),
+        Binding("space", "activate", "Open/fold", show=False, id="request.toggle.space"),
+        Binding("z", "fold_all", "Fold all", show=False, id="request.fold_all"),
+    ]
+
+    class Prepared(Message):
+        """A big open block finished wrapping in a worker."""
+
+    def __init__(self, view: RunView, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view = view
+        self.index = 0
+        self.system_open = False
+        self.tools_open = False
+        self.schemas: set[int] = set()
+        self.messages_open: dict[int, bool] = {}
+        self.blocks_open: set[tuple[int, int]] = set()
+        self._cache: dict[tuple, list[Part]] = {}
+
+    # -- building ------------------------------------------------------------------------
+
+    def show(self, index: int, follow: bool = True) -> None:
+        """Attributes down: draw the request for ``index``."""
+        self.index = index
+        self._build(None, follow)
+
+    def _build(self, keep: Target, follow: bool = False) -> None:
+        view, n = self.view, self.index
+        req = request_at(view.run, n)
+        messages = req.body["messages"]
+        parts: list[Part] = [sections.params_part(req), *sections.system_parts(req, self.system_open),
+                             *sections.tools_parts(req, self.tools_open, self.schemas)]
+        count = len(messages)
+        title = f"Messages 0..{count - 1} ({count:,}) sent with this request" if count else "Messages: none"
+        parts.append(Rows([Text(title, palette.HEADING)]))
+        opened = sorted(i for i in {*range(max(count - RECENT, 0), count), *self.messages_open}
+                        if i < count and self.messages_open.get(i, i >= count - RECENT))
+        start = 0
+        for i in opened:
+            if i > start:
+                parts.append(FoldedRange(self, start, i, messages))
+            parts += self._open_message(i, messages[i])
+            start = i + 1
+        if start < count:
+            parts.append(FoldedRange(self, start, count, messages))
+        parts += self._output(n)
+        self._parts = parts
+        self._layout()
+        if keep is not None:
+            row = self.document.first_row_of(keep)
+            if row is not None:
+                self.cursor = row
+        if follow:
+            anchor = self.document.first_row_of(("message", count - 1)) if count else 0
+            fits = len(self.document) <= self.scrollable_content_region.height
+            self.cursor = 0 if fits or anchor is None else anchor
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        self.cursor = min(self.cursor, max(len(self.document) - 1, 0))
+        self._follow()
+
+    def _open_message(self, i: int, message) -> list[Part]:
+        view = self.view
+        is_run_message = i < view.total and message is view.run.messages[i]
+        role = view.role(i) if is_run_message else str(message.get("role") if isinstance(message, dict) else "?")
+        mark = palette.MARK.get(view.severity(i)) if is_run_message else None
+        head = sections.message_head(i, role, view.producers[i], view.stop_reason(i), True, mark)
+        key = (i, id(message), tuple(sorted(b for j, b in self.blocks_open if j == i)))
+        body = self._cache.get(key)
+        if body is None:
+            if len(self._cache) > 256:
+                self._cache.clear()
+            body = self._cache[key] = message_parts(i, message, self.blocks_open)
+        return [Rows([head], ("message", i)), *body]
+
+    def _output(self, n: int) -> list[Part]:
+        view = self.view
+        if n >= view.total:
+            return [Rows([sections.output_head(n, view.total, "", None, None)])]
+        head = sections.output_head(n, view.total, view.role(n), view.producers[n], view.stop_reason(n))
+        parts: list[Part] = [Rows([head], ("output", n))]
+        found = view.findings_at(n)
+        if found:
+            parts.append(Rows(sections.finding_rows(found)))
+        parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS)
+        call = view.run.call_for(n)
+        if call is not None and call.response is not None:  # the seeds' rewritten turn: show what came back
+            parts.append(Rows([Text(f" what model call {view.run.call_index(n) + 1} returned (differs from the "
+                                    f"stored message {n}) ", "bold reverse")]))
+            parts += message_parts(-1 - n, {"role": "assistant", "content": call.response}, self.blocks_open,
+                                   OUTPUT_ROWS)
+        return parts
+
+    def folded_row(self, i: int, message) -> Text:
+        view = self.view
+        is_run_message = i < view.total and message is view.run.messages[i]
+        role = view.role(i) if is_run_message else str(message.get("role") if isinstance(message, dict) else "?")
+        text = sections.message_head(i, role, view.producers[i], None, False,
+                                     palette.MARK.get(view.severity(i)) if is_run_message else None)
+        summary = view.summary(i) if is_run_message else summary_of(message)
+        return text + Text("  " + summary, palette.DIM)
+
+    # -- big blocks wrap off the UI thread -----------------------------------------------
+
+    def _layout(self) -> None:
+        super()._layout()
+        width = self.document.width
+        pending = [p for p in self._parts if isinstance(p, Wrapped) and p.pending(width)]
+        if pending:
+            self._prepare(pending, width)
+
+    @work(thread=True, exclusive=True, group="request-wrap")
+    def _prepare(self, parts: list[Wrapped], width: int) -> None:
+        for part in parts:
+            part.prepare(width)
+        self.post_message(self.Prepared())
+
+    def on_request_pane_prepared(self, _: Prepared) -> None:
+        keep = self.target()
+        self._layout()
+        row = self.document.first_row_of(keep)
+        if row is not None:
+            self.cursor = row
+
+    # -- folding -------------------------------------------------------------------------
+
+    def toggle(self, target: Target) -> None:
+        if not target:
+            return
+        kind = target[0]
+        if kind == "system":
+            self.system_open = not self.system_open
+        elif kind == "tools":
+            self.tools_open = not self.tools_open
+        elif kind == "schema":
+            self.schemas ^= {target[1]}
+        elif kind == "message":
+            i = target[1]
+            count = min(self.index, self.view.total)
+            self.messages_open[i] = not self.messages_open.get(i, i >= count - RECENT)
+        elif kind == "block":
+            self.blocks_open ^= {(target[1], target[2])}
+        else:
+            return
+        self._build(target)
+
+    def action_activate(self) -> None:
+        self.toggle(self.target())
+
+    def action_fold_all(self) -> None:
+        self.system_open = self.tools_open = False
+        self.schemas.clear()
+        self.blocks_open.clear()
+        self.messages_open = {i: False for i in range(max(self.index - RECENT, 0), self.index)}
+        self._build(None, follow=True)
