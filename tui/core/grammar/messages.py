@@ -29,6 +29,7 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
     last = len(messages) - 1
     seen_ids: set[str] = set()
     previous_role = None
+    merged_server_ids: set[Any] = set()  # server_tool_use ids of earlier messages in the same (merged) turn
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             out.add("invalid_message", i, None, detail=f"found {type(message).__name__}")
@@ -43,13 +44,18 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
             out.add("consecutive_assistant", i, None, detail=f"messages {i - 1} and {i}")
         elif role == previous_role == "user":
             out.add("consecutive_user", i, None, detail=f"messages {i - 1} and {i}")
+        if role != previous_role:
+            merged_server_ids = set()
         previous_role = role
         final = i == last and role == "assistant"
-        _content(out, i, message, role, final, prefill and final, params, seen_ids)
+        _content(out, i, message, role, final, prefill and final, params, seen_ids, merged_server_ids)
+        if role == "assistant" and isinstance(message.get("content"), list):
+            merged_server_ids |= {b.get("id") for b in message["content"]
+                                  if isinstance(b, dict) and b.get("type") == "server_tool_use"}
 
 
 def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: bool,
-             prefill: bool, params: dict[str, Any], seen_ids: set[str]) -> None:
+             prefill: bool, params: dict[str, Any], seen_ids: set[str], earlier: set[Any]) -> None:
     content = message.get("content")
     if isinstance(content, str):
         if content == "" and not final:
@@ -73,7 +79,7 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
             kinds.append(None)
             continue
         kinds.append(block["type"])
-        _block(out, i, b, block, role, final, seen_ids, content)
+        _block(out, i, b, block, role, final, seen_ids, content, earlier)
     if role == "assistant":
         _thinking_order(out, i, kinds)
     if prefill:
@@ -81,7 +87,7 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
 
 
 def _block(out: Findings, i: int, b: int, block: dict[str, Any], role: Any, final: bool,
-           seen_ids: set[str], content: list[Any]) -> None:
+           seen_ids: set[str], content: list[Any], earlier: set[Any]) -> None:
     kind = block["type"]
     if kind == "text":
         _text(out, i, b, block.get("text"), final)
@@ -105,7 +111,7 @@ def _block(out: Findings, i: int, b: int, block: dict[str, Any], role: Any, fina
     elif kind in SERVER_RESULTS:
         target = block.get("tool_use_id")
         before = {x.get("id") for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
-        if target not in before:
+        if target not in before and target not in earlier:  # the API merges consecutive assistant messages
             out.add("server_tool_result_unmatched", i, b, kind=kind, ids=target)
     elif kind == "thinking":
         signature = block.get("signature")
