@@ -51,6 +51,10 @@ def layout(r: Run, req: RequestAt) -> list[str]:
              f"{'exact prefix (recorded request)' if req.exact else 'reconstructed prefix'}"]
     if req.call is not None:
         lines.append(f"request for message {n} of {total}, sent by model call {req.call + 1} of {len(r.calls)}")
+        status = r.calls[req.call].status
+        if status not in (None, 200) or n == total:
+            answer = f"was answered {status}" if status is not None else "got no recorded answer"
+            lines.append(f"model call {req.call + 1} {answer}: it produced no message")
     elif n == total:
         lines.append(f"the next request (after message {total - 1}), {len(r.calls)} model calls so far")
     else:
