@@ -9,7 +9,7 @@ A JSON-lines file with a bad line keeps the rest and records a warning naming th
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Iterator
 
 from tui.core import jsonio
 from tui.core.errors import LoadError
@@ -89,25 +89,48 @@ class Document:
             start = end + 1
         return None
 
+    def first_lines(self, count: int) -> list[Any]:
+        """Up to ``count`` parsed lines from the head (unparseable ones skipped), for sniffing."""
+        values = []
+        for line in self.head.split(b"\n")[:count + 1]:
+            if line.strip():
+                try:
+                    values.append(jsonio.loads(line, self.path))
+                except LoadError:
+                    continue
+            if len(values) == count:
+                break
+        return values
+
     def lines(self) -> list[tuple[int, Any]]:
         """``(line number, value)`` for every parseable non-blank line; bad lines become warnings."""
         if self._lines is None:
-            self._lines = []
-            data, start, number = self.data, 0, 0
-            while start < len(data):
-                end = data.find(b"\n", start)
-                end = len(data) if end < 0 else end
-                number += 1
-                line = data[start:end]
-                if line and not line.isspace():
-                    try:
-                        self._lines.append((number, jsonio.loads(line, self.path, number - 1)))
-                    except LoadError as exc:
-                        if self.strict:
-                            raise
-                        self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
-                start = end + 1
+            self._lines = list(self.iter_lines())
         return self._lines
+
+    def iter_lines(self) -> Iterator[tuple[int, Any]]:
+        """Like ``lines`` but parsed as it goes and not kept: a loader that keeps only part of each
+        line (a long transcript) holds no more than it needs. Bad lines become warnings."""
+        if self._lines is not None:
+            yield from self._lines
+            return
+        data, start, number, size = self.data, 0, 0, len(self.data)
+        loads = jsonio.loads
+        while start < size:
+            end = data.find(b"\n", start)
+            end = size if end < 0 else end
+            number += 1
+            line = data[start:end]
+            if line and not line.isspace():
+                try:
+                    value = loads(line, self.path, number - 1)
+                except LoadError as exc:
+                    if self.strict:
+                        raise
+                    self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
+                else:
+                    yield number, value
+            start = end + 1
 
     # -- failure -------------------------------------------------------------------------
 
