@@ -22,6 +22,8 @@ FORMAT_MODULES = [
     "tui.formats.native",
     "tui.formats.request",
     "tui.formats.messages",
+    "tui.formats.vcr",
+    "tui.formats.claude_trace",
 ]
 
 _loaded: list[ModuleType] | None = None
