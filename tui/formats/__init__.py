@@ -24,6 +24,7 @@ FORMAT_MODULES = [
     "tui.formats.messages",
     "tui.formats.vcr",
     "tui.formats.claude_trace",
+    "tui.formats.claude_code",
 ]
 
 _loaded: list[ModuleType] | None = None
