@@ -25,6 +25,7 @@ FORMAT_MODULES = [
     "tui.formats.vcr",
     "tui.formats.claude_trace",
     "tui.formats.claude_code",
+    "tui.formats.openai",
 ]
 
 _loaded: list[ModuleType] | None = None
