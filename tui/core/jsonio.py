@@ -18,6 +18,11 @@ from tui.core.errors import LoadError
 
 BOM = b"\xef\xbb\xbf"
 
+#: The bare parser, for hot loops (each line of a big file, each event of a stream): no BOM
+#: handling, and an error carries no position; on failure, call ``loads`` for the positioned error.
+fast_loads = orjson.loads
+FastDecodeError = orjson.JSONDecodeError
+
 
 def loads(data: bytes | str, path: str = "<input>", line_offset: int = 0) -> Any:
     """Parse JSON; a failure becomes a ``LoadError`` naming line and column."""
@@ -27,7 +32,7 @@ def loads(data: bytes | str, path: str = "<input>", line_offset: int = 0) -> Any
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-        if not raw.strip():
+        if not raw or raw.isspace():  # no strip(): that copies a whole (maybe huge) file
             what = "empty line" if line_offset else "empty file"
             raise LoadError(path, what, line_offset or None) from None
         reason = (exc.msg or "invalid JSON").split(":")[0]

@@ -9,7 +9,7 @@ A JSON-lines file with a bad line keeps the rest and records a warning naming th
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from tui.core import jsonio
 from tui.core.errors import LoadError
@@ -42,6 +42,7 @@ class Document:
         self._json: Any = _UNSET
         self._json_error: LoadError | None = None
         self._lines: list[tuple[int, Any]] | None = None
+        self._is_lines: bool | None = None
         self.line_warnings: list[LoadWarning] = []
 
     # -- JSON as one document -------------------------------------------------------------
@@ -64,7 +65,8 @@ class Document:
         return self._json
 
     def json_or_none(self) -> Any:
-        if not self.looks_json:
+        """The parsed document, or None if it is not one JSON value (JSON lines are not)."""
+        if not self.looks_json or self.is_json_lines():
             return None
         try:
             return self.json()
@@ -72,6 +74,20 @@ class Document:
             return None
 
     # -- JSON lines ----------------------------------------------------------------------
+
+    def is_json_lines(self) -> bool:
+        """True when the first line is a whole JSON value and more follows: JSON lines, which
+        sniffing need not try to parse as one document (on a 100 MB log that costs two copies)."""
+        if self._is_lines is None:
+            self._is_lines = False
+            end = self.head.find(b"\n")
+            if end > 0 and self.head[end:].strip():
+                try:
+                    jsonio.loads(self.head[:end], self.path)
+                    self._is_lines = True
+                except LoadError:
+                    pass
+        return self._is_lines
 
     def first_line(self) -> Any:
         """The first non-blank line parsed, or None; cheap, for sniffing JSONL."""
@@ -108,29 +124,39 @@ class Document:
             self._lines = list(self.iter_lines())
         return self._lines
 
-    def iter_lines(self) -> Iterator[tuple[int, Any]]:
+    def iter_lines(self, shortcut: Callable[[bytes], Any] | None = None) -> Iterator[tuple[int, Any]]:
         """Like ``lines`` but parsed as it goes and not kept: a loader that keeps only part of each
-        line (a long transcript) holds no more than it needs. Bad lines become warnings."""
+        line (a long transcript) holds no more than it needs. Bad lines become warnings.
+        ``shortcut(line)`` may return what a line amounts to without parsing it (None: parse it)."""
         if self._lines is not None:
             yield from self._lines
             return
         data, start, number, size = self.data, 0, 0, len(self.data)
-        loads = jsonio.loads
+        find, parse, error = data.find, jsonio.fast_loads, jsonio.FastDecodeError
         while start < size:
-            end = data.find(b"\n", start)
+            end = find(b"\n", start)
             end = size if end < 0 else end
             number += 1
             line = data[start:end]
-            if line and not line.isspace():
-                try:
-                    value = loads(line, self.path, number - 1)
+            start = end + 1
+            if shortcut is not None:
+                value = shortcut(line)
+                if value is not None:
+                    yield number, value
+                    continue
+            try:
+                value = parse(line)
+            except error:
+                if not line or line.isspace():
+                    continue
+                try:  # again, for the error with its position
+                    value = jsonio.loads(line, self.path, number - 1)
                 except LoadError as exc:
                     if self.strict:
                         raise
                     self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
-                else:
-                    yield number, value
-            start = end + 1
+                    continue
+            yield number, value
 
     # -- failure -------------------------------------------------------------------------
 
