@@ -169,3 +169,25 @@ def test_rewinds_api_error_lines_and_transcript_only_lines_are_left_out():
 def test_forcing_a_format_that_does_not_fit_is_one_clear_line(realruns, cli, forced):
     result = cli("check", realruns / "spotter__short.jsonl", "--format", forced)
     assert result.code == 2 and "Traceback" not in result.stderr and result.stderr.startswith("turnscope: ")
+
+
+def test_progress_lines_read_off_their_bytes_link_the_same_tree_as_parsed_ones(realruns):
+    from tui.formats.document import read_document
+    from tui.formats.transcript.records import read_index
+    for path in _transcripts(realruns):
+        quick, slow = read_index(read_document(str(path))), read_index(read_document(str(path)), shortcut=False)
+        links = {k: (r.parent, r.kind, r.sidechain, r.line) for k, r in quick.nodes.items()}
+        assert links == {k: (r.parent, r.kind, r.sidechain, r.line) for k, r in slow.nodes.items()}, path.name
+        assert quick.skipped == slow.skipped
+
+
+def test_only_lines_shaped_exactly_like_progress_lines_skip_the_parse():
+    from tui.formats.transcript.records import progress_line
+    line = (b'{"parentUuid":"a-1","isSidechain":true,"cwd":"/r","type":"progress","data":{"type":"hook_progress"},'
+            b'"timestamp":"2026-01-01T00:00:00Z","uuid":"p-1"}')
+    assert progress_line(line) == ("a-1", "p-1", True)
+    # a user line that quotes a progress line in its text is parsed as usual
+    quoted = (b'{"parentUuid":"a-1","isSidechain":false,"type":"user","message":{"role":"user","content":'
+              b'"{\\"type\\":\\"progress\\",\\"data\\":{}}"},"uuid":"u-9"}')
+    assert progress_line(quoted) is None
+    assert progress_line(line.replace(b',"uuid":"p-1"}', b',"uuid":"p-1","extra":1}')) is None

@@ -140,7 +140,7 @@ def _last_message_before(index: Index, boundary: Record) -> Record | None:
     """The last message line of the thread a compact boundary closed (``logicalParentUuid``)."""
     record = index.nodes.get(boundary.logical_parent) if boundary.logical_parent else None
     seen = 0
-    while record is not None and record.value is None and seen < len(index.nodes):
+    while record is not None and record.message is None and seen < len(index.nodes):
         record = index.nodes.get(record.parent) if record.parent else None
         seen += 1
     return record

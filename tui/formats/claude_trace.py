@@ -13,7 +13,7 @@ middle of credential headers; headers are never kept, so none of it reaches the 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 from tui.core.errors import LoadError
 from tui.core.run import LoadWarning, Run
@@ -39,14 +39,17 @@ def sniff(doc: Document) -> int:
 
 
 def load(doc: Document) -> list[Run]:
-    exchanges = []
     odd: list[LoadWarning] = []
-    for number, value in doc.iter_lines():
-        if not _is_pair(value):
-            odd.append(LoadWarning("line is not a request/response pair; skipped", line=number))
-            continue
-        exchanges.append(_exchange(value, number))
-    runs = build_runs(exchanges, doc.path, NAME)
+
+    def exchanges() -> Iterator[Exchange]:
+        # one at a time: each request is grouped, its repeated messages dropped, before the next is parsed
+        for number, value in doc.iter_lines():
+            if _is_pair(value):
+                yield _exchange(value, number)
+            else:
+                odd.append(LoadWarning("line is not a request/response pair; skipped", line=number))
+
+    runs = build_runs(exchanges(), doc.path, NAME)
     if not runs:
         raise LoadError(doc.path, "no /v1/messages request in this trace log")
     runs[0].warnings[:0] = doc.line_warnings + odd

@@ -12,9 +12,8 @@ YAML is read with PyYAML's C loader when it is built, timestamps kept as the tex
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
-
-import yaml
 
 from tui.core.errors import LoadError
 from tui.core.run import Run
@@ -26,14 +25,6 @@ from tui.formats.recorded.exchange import (Exchange, decode_bytes, drop_credenti
 NAME = "vcr"
 DESCRIPTION = "VCR cassette of Messages API calls (vcrpy / pytest-recording YAML, or JSON)"
 
-_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_BASE):  # type: ignore[misc, valid-type]
-    """Safe loading; a timestamp stays a string (a request body holds text, not dates)."""
-
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _BASE.construct_yaml_str)
 _INTERACTION = re.compile(rb"^- request:", re.MULTILINE)
 
 
@@ -47,11 +38,25 @@ def sniff(doc: Document) -> int:
     return 0
 
 
+@lru_cache(maxsize=1)
+def yaml_loader() -> type:
+    """PyYAML's safe loader (the C one when built), a timestamp kept as the text it is (a request
+    body holds text, not dates). Imported on first use: the other formats need no YAML."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = type("CassetteLoader", (base,), {})
+    loader.add_constructor("tag:yaml.org,2002:timestamp", base.construct_yaml_str)
+    return loader
+
+
 def _parse(doc: Document) -> Any:
     if doc.head.startswith(b"{"):
         return doc.json()
+    import yaml
+
     try:
-        return yaml.load(doc.data, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(doc.data, Loader=yaml_loader())  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise LoadError(doc.path, f"invalid YAML: {exc.problem or exc.context}",

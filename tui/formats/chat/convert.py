@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
+from tui.core import jsonio
 
 _ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _SYSTEM_ROLES = ("system", "developer")
@@ -126,13 +126,13 @@ def _arguments(raw: Any, out: Converted) -> dict[str, Any]:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}
     try:
-        value = orjson.loads(raw) if isinstance(raw, (str, bytes)) else raw
-    except orjson.JSONDecodeError:
+        value = jsonio.fast_loads(raw) if isinstance(raw, (str, bytes)) else raw
+    except jsonio.FastDecodeError:
         value = None
     if isinstance(value, dict):
         return value
     out.bad_arguments += 1
-    return {"_raw_arguments": raw if isinstance(raw, str) else orjson.dumps(raw).decode()}
+    return {"_raw_arguments": raw if isinstance(raw, str) else jsonio.dumps(raw).decode()}
 
 
 def _results(out: Converted, message: dict[str, Any], i: int, current: dict[str, str]) -> None:

@@ -17,7 +17,7 @@ grammar check reports as a rewritten turn. Nothing is silently normalised.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from tui.core.grammar.recorded import same_but_cache_control
 from tui.core.run import EXACT, LoadWarning, ModelCall, RecordedRequest, Run, Source
@@ -145,7 +145,7 @@ def _call(exchange: Exchange, n: int) -> ModelCall:
                      status=exchange.status)
 
 
-def build_runs(exchanges: list[Exchange], path: str, fmt: str) -> list[Run]:
+def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
     """Every conversation in the file as a run, the longest first."""
     conversations: list[Conversation] = []
     skipped: dict[str, int] = {}

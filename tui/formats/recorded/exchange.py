@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import orjson
-
+from tui.core import jsonio
 from tui.formats.recorded import sse
 
 #: Keys that hold credentials; removed wherever they appear outside the messages.
@@ -110,8 +109,8 @@ def parse_request(raw: Any, where: str) -> tuple[Any, str | None]:
         return raw, None
     if isinstance(raw, str):
         try:
-            return orjson.loads(raw), None
-        except orjson.JSONDecodeError:
+            return jsonio.fast_loads(raw), None
+        except jsonio.FastDecodeError:
             return raw, f"{where}: the request body is not JSON"
     return None, f"{where}: the request body is {type(raw).__name__}"
 
@@ -124,8 +123,8 @@ def read_answer(exchange: Exchange, parsed: Any, text: str | None, content_type:
             _read_stream(exchange, text)
             return
         try:
-            parsed = orjson.loads(text) if stripped else None
-        except orjson.JSONDecodeError:
+            parsed = jsonio.fast_loads(text) if stripped else None
+        except jsonio.FastDecodeError:
             exchange.error = f"the answer is neither JSON nor an event stream ({stripped[:40]!r})"
             return
     if isinstance(parsed, dict) and parsed.get("type") == "error":

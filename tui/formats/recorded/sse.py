@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
+from tui.core import jsonio
 
 #: Block types whose input arrives as ``input_json_delta`` pieces.
 _INPUT_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -37,8 +37,8 @@ def events(text: str):
         if not payload or payload == "[DONE]":
             continue
         try:
-            yield orjson.loads(payload)
-        except orjson.JSONDecodeError:
+            yield jsonio.fast_loads(payload)
+        except jsonio.FastDecodeError:
             yield {"type": "__unparsed__", "data": payload[:60]}
 
 
@@ -108,8 +108,8 @@ def _finish(out: Stream, blocks: dict[int, dict[str, Any]], partial: dict[int, l
     if not joined.strip() or block.get("type") not in _INPUT_BLOCKS:
         return  # no input streamed: the start event's input (``{}``) stands
     try:
-        block["input"] = orjson.loads(joined)
-    except orjson.JSONDecodeError:
+        block["input"] = jsonio.fast_loads(joined)
+    except jsonio.FastDecodeError:
         block["input"] = {"_unparsed_input": joined}
         out.problems.append(f"block {index}: the streamed tool input is not valid JSON; kept as text")
 

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from tui.core.run import ModelCall
-from tui.formats.transcript.records import Record
+from tui.formats.transcript.records import API_ERROR, COMPACT_SUMMARY, TRANSCRIPT_ONLY, Record
 
 
 @dataclass
@@ -40,9 +40,8 @@ def assemble(records: list[Record]) -> Assembled:
     before: str | None = None  # timestamp of the line before the current answer
     last_stamp: str | None = None
     for record in records:
-        value = record.value
         if record.kind == "assistant":
-            if record.message.get("model") == "<synthetic>" or value.get("isApiErrorMessage"):
+            if record.flags & API_ERROR or record.message.get("model") == "<synthetic>":
                 out.synthetic.append(record.line)
                 continue
             key = record.message.get("id") or record.uuid
@@ -56,7 +55,7 @@ def assemble(records: list[Record]) -> Assembled:
             answer, answer_at, before = [record], len(out.messages), last_stamp
             out.messages.append(None)  # filled when the answer is complete
         else:
-            if value.get("isVisibleInTranscriptOnly") and not value.get("isCompactSummary"):
+            if record.flags & TRANSCRIPT_ONLY and not record.flags & COMPACT_SUMMARY:
                 out.transcript_only.append(record.line)
                 continue
             pending.append(record)
@@ -82,7 +81,7 @@ def _close_answer(out: Assembled, answer: list[Record], at: int, before: str | N
     stop = next((r.message.get("stop_reason") for r in reversed(answer) if r.message.get("stop_reason")), None)
     started = before or answer[0].timestamp
     out.calls.append(ModelCall(message=at, usage=last.message.get("usage"), stop_reason=stop,
-                               model=last.message.get("model"), request_id=last.value.get("requestId"),
+                               model=last.message.get("model"), request_id=last.request_id,
                                started=started, duration_ms=_between(started, last.timestamp)))
 
 

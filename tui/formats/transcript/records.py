@@ -1,15 +1,17 @@
 """One pass over a Claude Code transcript: the lines a thread can be rebuilt from, indexed.
 
 Every line with a ``uuid`` is a node of the tree ``parentUuid`` draws (progress and system
-lines too: threads run through them). Only ``user`` and ``assistant`` lines keep their
-parsed value; the rest keep their type and links, so a transcript full of progress lines
-costs little more than its parse. Also indexed: assistant lines by ``message.id`` (one API
+lines too: threads run through them). ``user`` and ``assistant`` lines keep their API message
+and the few facts a run needs (timestamp, request id, flags); the rest of each line (the
+``toolUseResult`` copy of every tool output, progress payloads) is dropped as it is read,
+so a big transcript costs little more memory than the messages it holds. Also indexed: assistant lines by ``message.id`` (one API
 answer is written as one line per content block), tool results by ``tool_use_id``, session
 titles (``summary`` lines), and compaction boundaries.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,19 +27,21 @@ class Record:
     parent: str | None
     kind: str
     sidechain: bool
-    value: dict[str, Any] | None = None  # the parsed line, for user and assistant lines only
+    message: dict[str, Any] | None = None  # user and assistant lines: the API message; the rest of the line is dropped
+    timestamp: str | None = None
+    request_id: str | None = None
+    flags: int = 0  # COMPACT_SUMMARY | TRANSCRIPT_ONLY | API_ERROR
     subtype: str | None = None  # system lines: compact_boundary, local_command, ...
     logical_parent: str | None = None  # a compact boundary's link to the thread before it
 
     @property
-    def message(self) -> dict[str, Any]:
-        message = self.value.get("message") if self.value is not None else None
-        return message if isinstance(message, dict) else {}
+    def is_message(self) -> bool:
+        return self.message is not None
 
-    @property
-    def timestamp(self) -> str | None:
-        value = self.value.get("timestamp") if self.value is not None else None
-        return value if isinstance(value, str) else None
+
+COMPACT_SUMMARY, TRANSCRIPT_ONLY, API_ERROR = 1, 2, 4
+_FLAGS = (("isCompactSummary", COMPACT_SUMMARY), ("isVisibleInTranscriptOnly", TRANSCRIPT_ONLY),
+          ("isApiErrorMessage", API_ERROR))
 
 
 @dataclass
@@ -51,10 +55,50 @@ class Index:
     facts: dict[str, Any] = field(default_factory=dict)  # session id, agent id, Claude Code version
 
 
-def read_index(doc: Document) -> Index:
+class Progress(tuple):
+    """A progress line read without parsing it: ``(parent, uuid, sidechain)``."""
+
+
+_TAIL = re.compile(rb',"uuid":"([0-9A-Za-z-]{1,64})"\}\s*$')
+
+
+def progress_line(line: bytes) -> Progress | None:
+    """A progress line's links, read off its bytes; None unless the line is surely one.
+
+    Progress lines are most of a transcript's lines and ~40% of its bytes, and only their links
+    matter. Claude Code writes them with scalar keys first, then ``"type":"progress","data":{``,
+    and ``"uuid"`` last. Inside JSON strings quotes are escaped, so the first ``"type":"`` of the
+    line is the top-level one; anything not exactly in this shape is parsed as usual.
+    """
+    if not line.startswith(b'{"parentUuid":'):
+        return None
+    at = line.find(b'"type":"', 14, 2048)
+    if at < 0 or not line.startswith(b'"type":"progress","data":{', at):
+        return None
+    tail = _TAIL.search(line, len(line) - 80)
+    if tail is None:
+        return None
+    if line.startswith(b'null,', 14):
+        parent = None
+    elif line.startswith(b'"', 14):
+        close = line.find(b'"', 15, 100)
+        if close < 0:
+            return None
+        parent = line[15:close].decode("ascii", "replace")
+    else:
+        return None
+    return Progress((parent, tail.group(1).decode("ascii"), b'"isSidechain":true' in line[:at]))
+
+
+def read_index(doc: Document, shortcut: bool = True) -> Index:
     index = Index()
     nodes, messages, skipped = index.nodes, index.messages, index.skipped
-    for number, value in doc.iter_lines():
+    for number, value in doc.iter_lines(progress_line if shortcut else None):
+        if type(value) is Progress:
+            parent, uuid, sidechain = value
+            nodes[uuid] = Record(number, uuid, parent, "progress", sidechain)
+            skipped["progress"] = skipped.get("progress", 0) + 1
+            continue
         if not isinstance(value, dict):
             skipped["not an object"] = skipped.get("not an object", 0) + 1
             continue
@@ -65,10 +109,17 @@ def read_index(doc: Document) -> Index:
         parent = value.get("parentUuid")
         record = Record(number, uuid, parent if isinstance(parent, str) else None, kind,
                         value.get("isSidechain") is True)
-        if kind in MESSAGE_TYPES and isinstance(value.get("message"), dict):
-            record.value = value
+        message = value.get("message")
+        if kind in MESSAGE_TYPES and isinstance(message, dict):
+            record.message = message
+            stamp, request_id = value.get("timestamp"), value.get("requestId")
+            record.timestamp = stamp if isinstance(stamp, str) else None
+            record.request_id = request_id if isinstance(request_id, str) else None
+            for key, flag in _FLAGS:
+                if value.get(key) is True:
+                    record.flags |= flag
             messages.append(record)
-            _index_message(index, record, value["message"])
+            _index_message(index, record, message)
             if not index.facts:
                 index.facts = {k: value[k] for k in ("sessionId", "agentId", "version") if k in value}
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.formats.transcript.records import Index, Record
+from tui.formats.transcript.records import COMPACT_SUMMARY, Index, Record
 
 ROOT, DANGLING, COMPACTED = "root", "dangling parent", "compaction"
 
@@ -37,7 +37,7 @@ def spine(index: Index, leaf: Record) -> tuple[list[Record], str, Record | None,
     while record is not None and id(record) not in seen:
         seen.add(id(record))
         path.append(record)
-        if record.value is not None and record.value.get("isCompactSummary") is True:
+        if record.flags & COMPACT_SUMMARY:
             parent = index.nodes.get(record.parent) if record.parent else None
             path.reverse()
             return path, COMPACTED, parent, None
@@ -56,19 +56,19 @@ def spine(index: Index, leaf: Record) -> tuple[list[Record], str, Record | None,
 
 def thread(index: Index, leaf: Record) -> Thread:
     path, stop, boundary, dangling = spine(index, leaf)
-    chosen = {id(r): r for r in path if r.value is not None}
+    chosen = {id(r): r for r in path if r.message is not None}
     spine_ids = set(chosen)
-    answers = [r for r in path if r.kind == "assistant" and r.value is not None]
-    for record in answers:
-        key = record.message.get("id")
+    keys = {r.message.get("id") for r in path if r.kind == "assistant" and r.message is not None}
+    sidechain = leaf.sidechain
+    for key in keys:
         for other in index.by_message_id.get(key, ()) if isinstance(key, str) else ():
-            if other.sidechain == record.sidechain:
+            if other.sidechain == sidechain:
                 chosen.setdefault(id(other), other)
-    uuids = {r.uuid for r in chosen.values() if r.uuid}
+    uuids = {r.uuid for r in chosen.values()}
     for record in [r for r in chosen.values() if r.kind == "assistant"]:
         content = record.message.get("content")
         for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == "tool_use":
+            if type(block) is dict and block.get("type") == "tool_use":
                 _add_result(index, chosen, uuids, block.get("id"))
     records = sorted(chosen.values(), key=lambda r: r.line)
     siblings = sum(1 for r in records if id(r) not in spine_ids)
