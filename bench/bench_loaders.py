@@ -45,7 +45,10 @@ def transcript(path: Path, megabytes: int) -> None:
     compact_at = megabytes * (1 << 20) // 2
 
     def add(record: dict) -> str:
+        """One line, its keys in Claude Code's order: parentUuid, the session facts, the rest, uuid last."""
         nonlocal size
+        record = {"parentUuid": record.pop("parentUuid"), **base, **record}
+        record["uuid"] = record.pop("uuid")
         data = orjson.dumps(record)
         lines.append(data)
         size += len(data) + 1
@@ -54,7 +57,7 @@ def transcript(path: Path, megabytes: int) -> None:
     def stamp(k: int) -> str:
         return f"2026-02-12T{10 + (k // 3600) % 12:02d}:{(k // 60) % 60:02d}:{k % 60:02d}.000Z"
 
-    parent = add({**base, "parentUuid": None, "type": "user", "uuid": "u-0", "timestamp": stamp(0),
+    parent = add({"parentUuid": None, "type": "user", "uuid": "u-0", "timestamp": stamp(0),
                   "message": {"role": "user", "content": "Instrument every request path with tracing spans."}})
     compacted = False
     while size < megabytes * (1 << 20):
@@ -67,7 +70,7 @@ def transcript(path: Path, megabytes: int) -> None:
         uses = []
         for k, block in enumerate(answer):
             uuid = f"a-{turn}-{k}"
-            parent = add({**base, "parentUuid": parent, "type": "assistant", "uuid": uuid, "timestamp": stamp(turn * 9 + k),
+            parent = add({"parentUuid": parent, "type": "assistant", "uuid": uuid, "timestamp": stamp(turn * 9 + k),
                           "requestId": f"req_bench{turn:06d}", "message": {
                               "model": "claude-opus-4-6", "id": mid, "type": "message", "role": "assistant",
                               "content": [block], "stop_reason": None, "usage": usage}})
@@ -76,12 +79,13 @@ def transcript(path: Path, megabytes: int) -> None:
         for k, (uuid, use_id) in enumerate(uses):
             hook = uuid
             for h in range(6):  # hook progress lines chain off the tool_use line, as Claude Code writes them
-                hook = add({**base, "parentUuid": hook, "type": "progress", "uuid": f"p-{turn}-{k}-{h}",
-                            "timestamp": stamp(turn * 9 + 4), "toolUseID": use_id, "parentToolUseID": use_id,
+                hook = add({"parentUuid": hook, "type": "progress",
                             "data": {"type": "hook_progress", "hookEvent": "PreToolUse", "hookName": "PreToolUse:Read",
-                                     "command": "cd ${CLAUDE_PLUGIN_ROOT}/hooks && bun run ./guardian.ts"}})
+                                     "command": "cd ${CLAUDE_PLUGIN_ROOT}/hooks && bun run ./guardian.ts"},
+                            "parentToolUseID": use_id, "toolUseID": use_id, "timestamp": stamp(turn * 9 + 4),
+                            "uuid": f"p-{turn}-{k}-{h}"})
             output = _text(250, turn + k)
-            result = add({**base, "parentUuid": uuid, "type": "user", "uuid": f"r-{turn}-{k}",
+            result = add({"parentUuid": uuid, "type": "user", "uuid": f"r-{turn}-{k}",
                           "timestamp": stamp(turn * 9 + 5), "sourceToolAssistantUUID": uuid,
                           "toolUseResult": {"type": "text", "file": {"filePath": f"/repo/f{k}.ex", "content": output}},
                           "message": {"role": "user", "content": [{"tool_use_id": use_id, "type": "tool_result",
@@ -91,10 +95,10 @@ def transcript(path: Path, megabytes: int) -> None:
         parent = last_result  # the next answer continues from the first result: the others are siblings
         if not compacted and size > compact_at:
             compacted = True
-            add({**base, "parentUuid": None, "logicalParentUuid": parent, "type": "system",
+            add({"parentUuid": None, "logicalParentUuid": parent, "type": "system",
                  "subtype": "compact_boundary", "uuid": "boundary", "timestamp": stamp(turn * 9 + 6),
                  "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 160000}})
-            parent = add({**base, "parentUuid": "boundary", "type": "user", "uuid": "summary", "isCompactSummary": True,
+            parent = add({"parentUuid": "boundary", "type": "user", "uuid": "summary", "isCompactSummary": True,
                           "isVisibleInTranscriptOnly": True, "timestamp": stamp(turn * 9 + 7),
                           "message": {"role": "user", "content": "This session is being continued: " + _text(300, 1)}})
     path.write_bytes(b"\n".join(lines) + b"\n")
