@@ -22,6 +22,11 @@ SERVER_RESULTS = {
 NO_PREFILL = ("claude-opus-4-6", "claude-opus-4-7", "claude-sonnet-4-6")
 
 
+def id_key(value: Any) -> Any:
+    """An id as a set member: a malformed id (a list, an object) must be reported, not crash the check."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
 def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: bool) -> None:
     if not messages:
         out.add("messages_empty", None, None)
@@ -50,7 +55,7 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
         final = i == last and role == "assistant"
         _content(out, i, message, role, final, prefill and final, params, seen_ids, merged_server_ids)
         if role == "assistant" and isinstance(message.get("content"), list):
-            merged_server_ids |= {b.get("id") for b in message["content"]
+            merged_server_ids |= {id_key(b.get("id")) for b in message["content"]
                                   if isinstance(b, dict) and b.get("type") == "server_tool_use"}
 
 
@@ -110,8 +115,8 @@ def _block(out: Findings, i: int, b: int, block: dict[str, Any], role: Any, fina
             out.add("tool_result_in_assistant", i, b)
     elif kind in SERVER_RESULTS:
         target = block.get("tool_use_id")
-        before = {x.get("id") for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
-        if target not in before and target not in earlier:  # the API merges consecutive assistant messages
+        before = {id_key(x.get("id")) for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
+        if id_key(target) not in before and id_key(target) not in earlier:  # the API merges consecutive assistant messages
             out.add("server_tool_result_unmatched", i, b, kind=kind, ids=target)
     elif kind == "thinking":
         signature = block.get("signature")

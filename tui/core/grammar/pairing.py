@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core.grammar.findings import Findings
+from tui.core.grammar.messages import id_key
 
 Turn = tuple[str, list[int]]  # role, raw message indices
 
@@ -104,17 +105,17 @@ def _orphans(out: Findings, messages: list[Any], indices: list[int], previous: T
              all_uses: dict[str, int]) -> None:
     offered: set[str] = set()
     if previous is not None and previous[0] == "assistant":
-        offered = {block.get("id") for _, _, block in _blocks(messages, previous[1])
+        offered = {id_key(block.get("id")) for _, _, block in _blocks(messages, previous[1])
                    if block.get("type") == "tool_use"}
-    seen: set[str] = set()
+    seen: set[Any] = set()
     for i, b, block in _blocks(messages, indices):
         if block.get("type") != "tool_result":
             continue
         target = block.get("tool_use_id")
-        if target in seen:
+        if id_key(target) in seen:
             out.add("duplicate_tool_result_id", i, b, detail=f"id {target}")
-        seen.add(target)
-        if target in offered:
+        seen.add(id_key(target))
+        if id_key(target) in offered:
             continue
         cause = _orphan_cause(i, target, previous, all_uses, after_user=i != indices[0])
         out.add("unexpected_tool_use_id", i, b, ids=target, cause=cause)
