@@ -123,7 +123,7 @@ def _orphans(out: Findings, messages: list[Any], indices: list[int], previous: T
 
 def _orphan_cause(i: int, target: Any, previous: Turn | None, all_uses: dict[str, int],
                   after_user: bool) -> str:
-    asked = all_uses.get(target)
+    asked = all_uses.get(target) if isinstance(target, str) else None
     if asked is not None and asked > i:
         return ("results appended before their assistant turn (a retry raised between the two "
                 f"appends; the turn that asked for it is at message {asked})")
