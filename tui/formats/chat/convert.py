@@ -101,7 +101,10 @@ def _assistant(message: dict[str, Any], i: int, out: Converted, ids: _Ids, curre
     content = message.get("content")
     if content is None and isinstance(message.get("refusal"), str):
         content = message["refusal"]
-    calls = message.get("tool_calls") or []
+    calls = message.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        out.notes.append(f"message {i}: tool_calls is not a list; left out")
+    calls = calls if isinstance(calls, list) else []
     if not calls and isinstance(message.get("function_call"), dict):
         calls = [{"id": None, "function": message["function_call"]}]
     if not calls:
@@ -144,7 +147,8 @@ def _results(out: Converted, message: dict[str, Any], i: int, current: dict[str,
     content = message.get("content")
     blocks = []
     for target in targets:
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": current.get(target, target)}
+        used = current.get(target, target) if isinstance(target, str) else target
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": used}
         if content is not None:
             block["content"] = content if isinstance(content, str) else _as_blocks(_user_content(content, out, i))
         blocks.append(block)

@@ -151,7 +151,12 @@ def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
     skipped: dict[str, int] = {}
     for number, exchange in enumerate(exchanges):
         if not exchange.is_messages_call:
-            kind = "count_tokens" if exchange.is_count_tokens else (exchange.path or "unknown endpoint")
+            if exchange.is_count_tokens:
+                kind = "count_tokens request(s): not model calls"
+            elif exchange.path.rstrip("/").endswith("/v1/messages"):
+                kind = "/v1/messages request(s) whose body holds no message list: unreadable"
+            else:
+                kind = f"request(s) to {exchange.path or 'an unknown endpoint'}: not model calls"
             skipped[kind] = skipped.get(kind, 0) + 1
             continue
         best, best_diffs = None, None
@@ -188,5 +193,5 @@ def _describe(runs: list[Run], ordered: list[Conversation], skipped: dict[str, i
         notes.append(f"this file holds {count} conversations; this run is the longest "
                      "(the others are side calls or separate runs: `turnscope list`)")
     for kind, n in skipped.items():
-        notes.append(f"{n} {kind} request{'s' if n != 1 else ''} not part of any run (not a model call)")
+        notes.append(f"{n} {kind}, not part of any run")
     runs[0].warnings[:0] = [LoadWarning(note) for note in notes]

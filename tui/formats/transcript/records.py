@@ -123,7 +123,8 @@ def read_index(doc: Document, shortcut: bool = True) -> Index:
             if not index.facts:
                 index.facts = {k: value[k] for k in ("sessionId", "agentId", "version") if k in value}
         else:
-            label = kind if kind != "system" else f"system {value.get('subtype')}"
+            label = f"system {value.get('subtype')}" if kind == "system" else \
+                f"{kind} without a message" if kind in MESSAGE_TYPES else kind
             skipped[label] = skipped.get(label, 0) + 1
             if kind == "summary" and isinstance(value.get("leafUuid"), str):
                 index.titles[value["leafUuid"]] = str(value.get("summary") or "")

@@ -100,11 +100,13 @@ def sidechain_leaves(index: Index) -> list[Record]:
 
 def _root(index: Index, record: Record, memo: dict[int, Record]) -> Record:
     trail = []
+    on_trail: set[int] = set()
     current = record
     while id(current) not in memo:
         trail.append(current)
+        on_trail.add(id(current))
         parent = index.nodes.get(current.parent) if current.parent else None
-        if parent is None or not parent.sidechain:
+        if parent is None or not parent.sidechain or id(parent) in on_trail:  # a root, or a parentUuid cycle
             memo[id(current)] = current
             break
         current = parent
