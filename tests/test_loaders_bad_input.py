@@ -106,3 +106,34 @@ def test_random_chat_messages_never_raise(tmp_path, messages):
     for run in load_runs(str(path), fmt="openai"):
         check_run(run)
         native.dumps([run])
+
+
+_sse_event = st.fixed_dictionaries({
+    "type": st.sampled_from(["message_start", "content_block_start", "content_block_delta", "content_block_stop",
+                             "message_delta", "message_stop", "error", "ping"]),
+    "index": st.integers(-1, 2), "message": _value, "content_block": _value, "delta": _value, "usage": _value})
+_pair = st.fixed_dictionaries({
+    "request": st.fixed_dictionaries({"url": st.sampled_from(["https://api.anthropic.com/v1/messages",
+                                                              "https://api.anthropic.com/v1/messages/count_tokens"]),
+                                      "body": st.fixed_dictionaries({"messages": st.lists(_value, max_size=4),
+                                                                     "system": _value})}),
+    "response": st.one_of(st.none(), st.fixed_dictionaries({
+        "status_code": st.sampled_from([200, 400, "x"]),
+        "body_raw": st.lists(_sse_event, max_size=6).map(
+            lambda events: "".join(f"data: {json.dumps(e)}\n\n" for e in events))})),
+})
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pairs=st.lists(_pair, min_size=1, max_size=5))
+def test_random_trace_lines_never_raise(tmp_path, pairs):
+    path = tmp_path / "random.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in pairs))
+    try:
+        runs = load_runs(str(path), fmt="claude-trace")
+    except LoadError:
+        return
+    for run in runs:
+        check_run(run)
+        [request_at(run, n) for n in range(len(run.messages) + 1)]
+        native.dumps([run])
