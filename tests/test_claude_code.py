@@ -109,8 +109,10 @@ def test_subagent_files_beside_a_session_are_further_runs(realruns, tmp_path):
     for name in ("agent-aac57f5", "agent-acompact-946d2b"):
         shutil.copy(realruns / f"spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04__subagents__{name}.jsonl",
                     folder / f"{name}.jsonl")
+    (folder / "agent-broken.jsonl").write_text("{not json\n")
     runs = load_runs(str(session))
     assert [r.title()[:31] for r in runs[2:]] == ["subagent agent-aac57f5: Search ", "subagent agent-acompact-946d2b:"]
+    assert any("subagent file not read" in w.text and "agent-broken.jsonl" in w.text for w in runs[0].warnings)
     assert runs[2].source.path == str(folder / "agent-aac57f5.jsonl") and runs[2].source.run_index == 2
     assert any("2 subagent run(s)" in w.text for w in runs[0].warnings)
 
@@ -191,3 +193,12 @@ def test_only_lines_shaped_exactly_like_progress_lines_skip_the_parse():
               b'"{\\"type\\":\\"progress\\",\\"data\\":{}}"},"uuid":"u-9"}')
     assert progress_line(quoted) is None
     assert progress_line(line.replace(b',"uuid":"p-1"}', b',"uuid":"p-1","extra":1}')) is None
+
+
+def test_a_line_that_is_not_json_is_skipped_with_its_line_number(realruns, tmp_path):
+    lines = (realruns / "spotter__short.jsonl").read_bytes().splitlines()
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(lines[:4] + [b'{"type": "user", broken'] + lines[4:]) + b"\n")
+    [run] = load_runs(str(path))
+    assert len(run.messages) == 3
+    assert any(w.line == 5 and "invalid JSON" in w.text for w in run.warnings)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
 from tui.formats.document import Document, read_document
 from tui.formats.transcript.assemble import assemble
@@ -58,6 +59,7 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
     runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
     if runs:
+        runs[0].warnings += doc.line_warnings
         _file_notes(runs[0], index, threads)
     if subagents and main:
         runs += _subagent_files(doc.path, runs[0] if runs else None)
@@ -163,14 +165,24 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
     if not os.path.isdir(folder):
         return []
     runs: list[Run] = []
+    problems: list[str] = []
     for name in sorted(os.listdir(folder)):
         if name.endswith(".jsonl"):
-            sub = read_document(os.path.join(folder, name))
-            for run in load(sub, subagents=False):
+            path_of = os.path.join(folder, name)
+            try:
+                sub = load(read_document(path_of), subagents=False)
+            except LoadError as exc:  # one unreadable subagent file does not hide the session
+                problems.append(exc.line_text())
+                continue
+            if not sub:
+                problems.append(f"{path_of}: no message lines")
+            for run in sub:
                 run.source.title = f"subagent {os.path.splitext(name)[0]}: {run.title()}"
                 runs.append(run)
-    if runs and main is not None:
-        main.warnings.append(LoadWarning(f"{len(runs)} subagent run(s) read from {folder} (`turnscope list`)"))
+    if main is not None:
+        if runs:
+            main.warnings.append(LoadWarning(f"{len(runs)} subagent run(s) read from {folder} (`turnscope list`)"))
+        main.warnings += [LoadWarning(f"subagent file not read: {problem}") for problem in problems]
     return runs
 
 
