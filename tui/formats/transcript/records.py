@@ -11,7 +11,6 @@ titles (``summary`` lines), and compaction boundaries.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,15 +54,9 @@ class Index:
     facts: dict[str, Any] = field(default_factory=dict)  # session id, agent id, Claude Code version
 
 
-class Progress(tuple):
-    """A progress line read without parsing it: ``(parent, uuid, sidechain)``."""
-
-
-_TAIL = re.compile(rb',"uuid":"([0-9A-Za-z-]{1,64})"\}\s*$')
-
-
-def progress_line(line: bytes) -> Progress | None:
-    """A progress line's links, read off its bytes; None unless the line is surely one.
+def progress_line(line: bytes) -> tuple[str | None, str, bool] | None:
+    """A progress line's links ``(parent, uuid, sidechain)``, read off its bytes; None unless the
+    line is surely a progress line.
 
     Progress lines are most of a transcript's lines and ~40% of its bytes, and only their links
     matter. Claude Code writes them with scalar keys first, then ``"type":"progress","data":{``,
@@ -75,26 +68,29 @@ def progress_line(line: bytes) -> Progress | None:
     at = line.find(b'"type":"', 14, 2048)
     if at < 0 or not line.startswith(b'"type":"progress","data":{', at):
         return None
-    tail = _TAIL.search(line, len(line) - 80)
-    if tail is None:
+    if not line.endswith(b'"}'):
+        line = line.rstrip()
+        if not line.endswith(b'"}'):
+            return None
+    key = line.rfind(b',"uuid":"', len(line) - 80)
+    uuid = line[key + 9:-2] if key > 0 else b'"'
+    if b'"' in uuid or b"\\" in uuid or not uuid:
         return None
     if line.startswith(b'null,', 14):
         parent = None
-    elif line.startswith(b'"', 14):
+    else:
         close = line.find(b'"', 15, 100)
-        if close < 0:
+        if not line.startswith(b'"', 14) or close < 0 or b"\\" in line[15:close]:
             return None
         parent = line[15:close].decode("ascii", "replace")
-    else:
-        return None
-    return Progress((parent, tail.group(1).decode("ascii"), b'"isSidechain":true' in line[:at]))
+    return parent, uuid.decode("ascii", "replace"), b'"isSidechain":true' in line[:at]
 
 
 def read_index(doc: Document, shortcut: bool = True) -> Index:
     index = Index()
     nodes, messages, skipped = index.nodes, index.messages, index.skipped
     for number, value in doc.iter_lines(progress_line if shortcut else None):
-        if type(value) is Progress:
+        if type(value) is tuple:  # a progress line read off its bytes (JSON yields no tuples)
             parent, uuid, sidechain = value
             nodes[uuid] = Record(number, uuid, parent, "progress", sidechain)
             skipped["progress"] = skipped.get("progress", 0) + 1
