@@ -70,6 +70,10 @@ def header(r: Run, req: RequestAt) -> list[str]:
         lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
     if req.call is not None:
         lines.append(f"the request for message {n} of {total}, sent by model call {req.call + 1} of {len(r.calls)}")
+        status = r.calls[req.call].status
+        if status not in (None, 200) or n == total:
+            answer = f"was answered {status}" if status is not None else "got no recorded answer"
+            lines.append(f"model call {req.call + 1} {answer}: it produced no message")
     elif total == 0:
         lines.append("the run holds no messages")
     elif n == 0:

@@ -18,6 +18,11 @@ from tui.core.errors import LoadError
 
 BOM = b"\xef\xbb\xbf"
 
+#: The bare parser, for hot loops (each line of a big file, each event of a stream): no BOM
+#: handling, and an error carries no position; on failure, call ``loads`` for the positioned error.
+fast_loads = orjson.loads
+FastDecodeError = orjson.JSONDecodeError
+
 
 def loads(data: bytes | str, path: str = "<input>", line_offset: int = 0) -> Any:
     """Parse JSON; a failure becomes a ``LoadError`` naming line and column."""

@@ -115,7 +115,8 @@ def run_from_dict(d: Any, path: str, run_index: int = 0, run_count: int = 1) -> 
                 for w in (d.get("warnings") or []) if isinstance(w, dict)]
     calls = [_call_from_dict(c, k) for k, c in enumerate(calls_raw)]
     for k, call in enumerate(calls):
-        _need(0 <= call.message < len(messages), f"calls.{k}.message {call.message} is not a message index")
+        # len(messages): a refused last call, whose request was sent but produced no message
+        _need(0 <= call.message <= len(messages), f"calls.{k}.message {call.message} is not a message index")
     meta = dict(d.get("meta") or {})
     if src.get("path") and src.get("path") != path:
         meta.setdefault("converted_from", {"path": src.get("path"), "format": src.get("format")})

@@ -15,7 +15,7 @@ from typing import Any
 
 from tui.core import jsonio
 from tui.core.errors import UsageError
-from tui.core.run import Run
+from tui.core.run import ModelCall, Run
 
 DEFAULT_HEAD = ("model", "max_tokens")
 
@@ -48,6 +48,19 @@ def request_at(run: Run, n: int) -> RequestAt:
     n = check_index(run, n)
     k = run.call_index(n)
     call = run.calls[k] if k is not None else None
+    body, model_from_call = _body(run, n, call)
+    recorded = call is not None and call.request is not None
+    return RequestAt(n, body, exact=recorded or run.exact, call=k, model_from_call=model_from_call)
+
+
+def call_request(run: Run, k: int) -> dict[str, Any]:
+    """The body model call ``k`` sent, also for a call that produced no message (a refused request)."""
+    call = run.calls[k]
+    count = call.request.messages if call.request is not None else call.message
+    return _body(run, count, call)[0]
+
+
+def _body(run: Run, n: int, call: ModelCall | None) -> tuple[dict[str, Any], bool]:
     recorded = call.request if call is not None else None
     system, tools, params, order = run.system, run.tools, run.params, run.order
     has_system, has_tools = system is not None, tools is not None
@@ -80,9 +93,7 @@ def request_at(run: Run, n: int) -> RequestAt:
     if has_tools:
         fields["tools"] = tools
     fields["messages"] = messages
-    body = _ordered(fields, order)
-    return RequestAt(n, body, exact=recorded is not None or run.exact, call=k,
-                     model_from_call=model_from_call)
+    return _ordered(fields, order), model_from_call
 
 
 def _ordered(fields: dict[str, Any], order: list[str] | None) -> dict[str, Any]:

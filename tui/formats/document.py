@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from tui.core import jsonio
 from tui.core.errors import LoadError
@@ -21,6 +21,9 @@ HEAD_BYTES = 1 << 16
 _NON_SPACE = re.compile(rb"\S")
 _UNSET = object()
 _FAILED = object()
+_BLANK = object()
+#: How many head lines the sniffers may look at.
+HEAD_LINES = 20
 
 
 def max_bytes() -> int:
@@ -47,7 +50,9 @@ class Document:
         self._json_error: LoadError | None = None
         self._lines: list[tuple[int, Any]] | None = None
         self._span: Any = _UNSET
+        self._head_lines: list[Any] | None = None
         self._first: Any = _UNSET
+        self._is_lines: bool | None = None
         self.line_warnings: list[LoadWarning] = []
 
     # -- JSON as one document -------------------------------------------------------------
@@ -81,7 +86,8 @@ class Document:
         return self._json
 
     def json_or_none(self) -> Any:
-        if not self.looks_json:
+        """The parsed document, or None if it is not one JSON value (JSON lines are not)."""
+        if not self.looks_json or self.is_json_lines():
             return None
         try:
             return self.json()
@@ -114,6 +120,19 @@ class Document:
             except LoadError:
                 self._first = _FAILED
         return self._first
+    def is_json_lines(self) -> bool:
+        """True when the first line is a whole JSON value and more follows: JSON lines, which
+        sniffing need not try to parse as one document (on a 100 MB log that costs two copies)."""
+        if self._is_lines is None:
+            self._is_lines = False
+            end = self.head.find(b"\n")
+            if end > 0 and self.head[end:].strip():
+                try:
+                    jsonio.loads(self.head[:end], self.path)
+                    self._is_lines = True
+                except LoadError:
+                    pass
+        return self._is_lines
 
     def first_line(self) -> Any:
         """The first non-blank line parsed, or None; cheap, for sniffing JSONL.
@@ -146,25 +165,74 @@ class Document:
         except LoadError:
             return None
 
+    def first_lines(self, count: int) -> list[Any]:
+        """Up to ``count`` parsed lines from the head (unparseable ones skipped), for sniffing.
+
+        The head's lines are parsed once for every sniffer; a one-line document uses the
+        document's own cached parse, so it is never parsed twice.
+        """
+        if self._head_lines is None:
+            span = self._first_span()
+            if span is not None and span[2] is None:
+                whole = self.json_or_none()
+                self._head_lines = [_FAILED if whole is None else whole]
+            else:
+                self._head_lines = []
+                for line in self.head.split(b"\n")[:HEAD_LINES + 1]:
+                    if line.strip():
+                        try:
+                            self._head_lines.append(jsonio.loads(line, self.path))
+                        except LoadError:
+                            self._head_lines.append(_FAILED)
+                    else:
+                        self._head_lines.append(_BLANK)
+        values = []
+        for value in self._head_lines[:count + 1]:
+            if value is not _FAILED and value is not _BLANK:
+                values.append(value)
+            if len(values) == count:
+                break
+        return values
+
     def lines(self) -> list[tuple[int, Any]]:
         """``(line number, value)`` for every parseable non-blank line; bad lines become warnings."""
         if self._lines is None:
-            self._lines = []
-            data, start, number = self.data, 0, 0
-            while start < len(data):
-                end = data.find(b"\n", start)
-                end = len(data) if end < 0 else end
-                number += 1
-                line = data[start:end]
-                if line and not line.isspace():
-                    try:
-                        self._lines.append((number, jsonio.loads(line, self.path, number - 1)))
-                    except LoadError as exc:
-                        if self.strict:
-                            raise
-                        self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
-                start = end + 1
+            self._lines = list(self.iter_lines())
         return self._lines
+
+    def iter_lines(self, shortcut: Callable[[bytes], Any] | None = None) -> Iterator[tuple[int, Any]]:
+        """Like ``lines`` but parsed as it goes and not kept: a loader that keeps only part of each
+        line (a long transcript) holds no more than it needs. Bad lines become warnings.
+        ``shortcut(line)`` may return what a line amounts to without parsing it (None: parse it)."""
+        if self._lines is not None:
+            yield from self._lines
+            return
+        data, start, number, size = self.data, 0, 0, len(self.data)
+        find, parse, error = data.find, jsonio.fast_loads, jsonio.FastDecodeError
+        while start < size:
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            number += 1
+            line = data[start:end]
+            start = end + 1
+            if shortcut is not None:
+                value = shortcut(line)
+                if value is not None:
+                    yield number, value
+                    continue
+            try:
+                value = parse(line)
+            except error:
+                if not line or line.isspace():
+                    continue
+                try:  # again, for the error with its position
+                    value = jsonio.loads(line, self.path, number - 1)
+                except LoadError as exc:
+                    if self.strict:
+                        raise
+                    self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
+                    continue
+            yield number, value
 
     # -- failure -------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ def check_run(run: Run, strict: bool = False) -> list[Finding]:
     pairing.check(out, run.messages, prefill=run.prefill)
     request.check(out, run.system, run.tools, run.params, run.messages)
     recorded.check(out, run)
-    return sort_findings(out.items)
+    return sort_findings(_without_paused(out.items, run))
 
 
 def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
@@ -48,6 +48,15 @@ def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
     pairing.check(out, msgs, prefill=prefill)
     request.check(out, body.get("system"), body.get("tools"), params, msgs)
     return sort_findings(out.items)
+
+
+def _without_paused(items: list[Finding], run: Run) -> list[Finding]:
+    """A turn the model paused (``stop_reason: pause_turn``) is continued by the next call's answer:
+    two assistant messages in a row that the API merges into one turn, not a lost results message."""
+    paused = {c.message + 1 for c in run.calls if c.stop_reason == "pause_turn"}
+    if not paused:
+        return items
+    return [f for f in items if not (f.rule == "consecutive_assistant" and f.index in paused)]
 
 
 def has_errors(findings: list[Finding]) -> bool:

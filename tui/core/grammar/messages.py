@@ -30,6 +30,11 @@ SERVER_RESULTS = {
 NO_PREFILL = ("claude-opus-4-6", "claude-opus-4-7", "claude-sonnet-4-6")
 
 
+def id_key(value: Any) -> Any:
+    """An id as a set member: a malformed id (a list, an object) must be reported, not crash the check."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
+
+
 def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: bool) -> None:
     out.cache_controls = 0
     if not messages:
@@ -38,6 +43,7 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
     last = len(messages) - 1
     seen_ids: set[str] = set()
     previous_role = None
+    merged_server_ids: set[Any] = set()  # server_tool_use ids of earlier messages in the same (merged) turn
     for i, message in enumerate(messages):
         if not isinstance(message, dict):
             out.add("invalid_message", i, None, detail=f"found {type(message).__name__}")
@@ -52,13 +58,18 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
             out.add("consecutive_assistant", i, None, detail=f"messages {i - 1} and {i}")
         elif role == previous_role == "user":
             out.add("consecutive_user", i, None, detail=f"messages {i - 1} and {i}")
+        if role != previous_role:
+            merged_server_ids = set()
         previous_role = role
         sent_final = prefill and i == last and role == "assistant"
-        _content(out, i, message, role, sent_final, params, seen_ids)
+        _content(out, i, message, role, sent_final, params, seen_ids, merged_server_ids)
+        if role == "assistant" and isinstance(message.get("content"), list):
+            merged_server_ids |= {id_key(b.get("id")) for b in message["content"]
+                                  if isinstance(b, dict) and b.get("type") == "server_tool_use"}
 
 
 def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: bool,
-             params: dict[str, Any], seen_ids: set[str]) -> None:
+             params: dict[str, Any], seen_ids: set[str], earlier: set[Any]) -> None:
     content = message.get("content")
     if isinstance(content, str):
         if content == "":
@@ -93,7 +104,7 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
             if role == "assistant":
                 out.add("tool_result_in_assistant", i, b)
         else:
-            _block(out, i, b, kind, block, role, seen_ids, content)
+            _block(out, i, b, kind, block, role, seen_ids, content, earlier)
     if role == "assistant" and ("thinking" in kinds or "redacted_thinking" in kinds):
         _thinking_order(out, i, kinds)
     if final:
@@ -101,7 +112,7 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
 
 
 def _block(out: Findings, i: int, b: int, kind: str, block: dict[str, Any], role: Any,
-           seen_ids: set[str], content: list[Any]) -> None:
+           seen_ids: set[str], content: list[Any], earlier: set[Any]) -> None:
     if kind in TOOL_USES:
         block_id = block.get("id")
         if not isinstance(block_id, str) or not ID_PATTERN.match(block_id):
@@ -117,8 +128,8 @@ def _block(out: Findings, i: int, b: int, kind: str, block: dict[str, Any], role
             out.add("tool_use_in_user", i, b)
     elif kind in SERVER_RESULTS:
         target = block.get("tool_use_id")
-        before = {x.get("id") for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
-        if target not in before:
+        before = {id_key(x.get("id")) for x in content[:b] if isinstance(x, dict) and x.get("type") == "server_tool_use"}
+        if id_key(target) not in before and id_key(target) not in earlier:  # the API merges consecutive assistant messages
             out.add("server_tool_result_unmatched", i, b, kind=kind, ids=target)
     elif kind == "thinking":
         signature = block.get("signature")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core.grammar.findings import Findings
+from tui.core.grammar.messages import id_key
 
 Turn = tuple[str, list[int]]  # role, raw message indices
 
@@ -80,7 +81,7 @@ class _RunIds:
                 if kind == "tool_use" and isinstance(block.get("id"), str):
                     self.asked.setdefault(block["id"], i)
                 elif kind == "tool_result":
-                    self.answered.setdefault(block.get("tool_use_id"), []).append(i)
+                    self.answered.setdefault(id_key(block.get("tool_use_id")), []).append(i)
 
 
 def check(out: Findings, messages: list[Any], prefill: bool) -> None:
@@ -144,9 +145,9 @@ def _answered(out: Findings, indices: list[int], this: _Scan, following: Turn | 
                 ids=", ".join(str(r[2]) for r in misplaced),
                 detail=f"block {block} of message {at} comes before the results", cause=cause)
     wanted = set(ids)
-    holders = sorted({r[0] for r in nxt.results if r[2] in wanted})
+    holders = sorted({r[0] for r in nxt.results if id_key(r[2]) in wanted})
     split_at = holders[1] if len(holders) > 1 else None
-    got = set(answered)
+    got = {id_key(a) for a in answered}
     missing = [u for u in this.uses if u[2] not in got]
     if missing:
         out.add("tool_use_without_result", following[1][0], None, ids=", ".join(u[2] for u in missing),
@@ -182,17 +183,17 @@ def _orphans(out: Findings, indices: list[int], this: _Scan, previous: Turn | No
              run_ids) -> None:
     seen: set[Any] = set()
     for i, b, target, _ in this.results:
-        if target in seen:
+        if id_key(target) in seen:
             out.add("duplicate_tool_result_id", i, b, detail=f"id {target}")
-        seen.add(target)
-        if target in offered:
+        seen.add(id_key(target))
+        if id_key(target) in offered:
             continue
         cause = _orphan_cause(i, target, previous, run_ids().asked, after_user=i != indices[0])
         out.add("unexpected_tool_use_id", i, b, ids=target, cause=cause)
 
 
 def _orphan_cause(i: int, target: Any, previous: Turn | None, asked_at: dict[str, int], after_user: bool) -> str:
-    asked = asked_at.get(target)
+    asked = asked_at.get(target) if isinstance(target, str) else None
     if asked is not None and asked > i:
         return ("results appended before their assistant turn (a retry raised between the two "
                 f"appends; the turn that asked for it is at message {asked})")

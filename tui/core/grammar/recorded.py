@@ -3,9 +3,15 @@
 A loader keeps a call's ``response`` only where the provider's content differs from the
 turn the run stored, and a ``RecordedRequest`` only holds what differs from the prefix
 rebuilt from the run; so every non-empty difference here is a finding, never silence.
+One difference is not a finding: a ``cache_control`` breakpoint that moved. Loops put the
+breakpoint on the newest message of each request (Claude Code does), so the same message
+is sent with it once and without it afterwards; that changes caching, not what the model
+reads. Each finding names where the first real difference is.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from tui.core.grammar.findings import Findings
 from tui.core.run import Run
@@ -13,14 +19,22 @@ from tui.core.run import Run
 
 def check(out: Findings, run: Run) -> None:
     for k, call in enumerate(run.calls):
+        stored = run.messages[call.message] if call.message < len(run.messages) else None
         if call.response is not None:
-            out.add("assistant_turn_rewritten", call.message, None,
-                    detail=f"model call {k + 1} returned {len(call.response)} block(s); "
-                           f"message {call.message} stores {_count(run, call.message)}")
+            content = stored.get("content") if isinstance(stored, dict) else None
+            if not same_but_cache_control(call.response, content):
+                out.add("assistant_turn_rewritten", call.message, None,
+                        detail=f"model call {k + 1} returned {len(call.response)} block(s); message "
+                               f"{call.message} stores {_count(stored)}; first difference: "
+                               f"{first_difference(call.response, content)}")
         request = call.request
         if request is None:
             continue
-        parts = [f"message {i}" for i in sorted(request.replaced)]
+        parts = []
+        for i in sorted(request.replaced):
+            current = run.messages[i] if i < len(run.messages) else None
+            if not same_but_cache_control(request.replaced[i], current):
+                parts.append(f"message {i} ({first_difference(request.replaced[i], current)})")
         for name in ("system", "tools", "params"):
             if getattr(request, name) is not None or getattr(request, f"has_{name}", None) is False:
                 parts.append(name)
@@ -29,7 +43,48 @@ def check(out: Findings, run: Run) -> None:
                     detail=f"model call {k + 1} was sent a different " + ", ".join(parts))
 
 
-def _count(run: Run, index: int) -> int:
-    message = run.messages[index] if index < len(run.messages) else None
+def without_cache_control(value: Any) -> Any:
+    """``value`` with every ``cache_control`` key removed (a copy only where one was found)."""
+    if isinstance(value, dict):
+        if "cache_control" in value or any(isinstance(v, (dict, list)) for v in value.values()):
+            return {k: without_cache_control(v) for k, v in value.items() if k != "cache_control"}
+        return value
+    if isinstance(value, list):
+        return [without_cache_control(v) for v in value]
+    return value
+
+
+def same_but_cache_control(a: Any, b: Any) -> bool:
+    return a == b or without_cache_control(a) == without_cache_control(b)
+
+
+def first_difference(a: Any, b: Any, where: str = "") -> str:
+    """Where ``b`` first differs from ``a``, as a short path: ``block 2.input: 'x' changed``."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.get("type") != b.get("type"):
+            return f"{where or 'the turn'}: type {a.get('type')!r} became {b.get('type')!r}"
+        for key in a:
+            if key not in b:
+                return f"{where or 'the turn'}: key {key!r} dropped"
+            if a[key] != b[key]:
+                return first_difference(a[key], b[key], f"{where}.{key}" if where else str(key))
+        for key in b:
+            if key not in a:
+                return f"{where or 'the turn'}: key {key!r} added"
+        return f"{where or 'the turn'}: equal"
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                label = f"block {i}" if not where else f"{where}[{i}]"
+                return first_difference(x, y, label)
+        if len(a) != len(b):
+            return f"{where or 'content'}: {len(a)} item(s) became {len(b)}"
+        return f"{where or 'content'}: equal"
+    if type(a) is not type(b):
+        return f"{where or 'value'}: {type(a).__name__} became {type(b).__name__}"
+    return f"{where or 'value'} changed"
+
+
+def _count(message: Any) -> int:
     content = message.get("content") if isinstance(message, dict) else None
     return len(content) if isinstance(content, list) else 1

@@ -1,0 +1,1 @@
+"""OpenAI-style chat runs: ``convert`` turns Chat Completions messages into Anthropic ones."""

@@ -1,0 +1,195 @@
+"""Claude Code session transcripts (``~/.claude/projects/<project>/<session>.jsonl``).
+
+The first run is the main thread, rebuilt from its last line (``transcript.thread``) and
+turned into the message list Claude Code sent (``transcript.assemble``). Further runs: each
+subagent (sidechain) thread written inline in the same file, the part of the session
+before each compaction, and the subagent files Claude Code keeps beside the session in
+``<session>/subagents/``. A subagent file opened on its own is its own main thread.
+
+Progress, file-history, queue, summary and system lines are not sent to the model and are
+skipped (counted in a warning). A transcript records no system prompt, no tool schemas and
+no params, so every prefix is reconstructed, and each run says so.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from tui.core.errors import LoadError
+from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.formats.document import Document, read_document
+from tui.formats.transcript.assemble import assemble
+from tui.formats.transcript.records import Index, Record, read_index
+from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, sidechain_leaves, thread
+
+NAME = "claude-code"
+DESCRIPTION = "Claude Code session transcript (JSONL from ~/.claude/projects, subagent files too)"
+
+_TYPES = ("user", "assistant", "summary", "system", "progress", "file-history-snapshot", "queue-operation")
+RECONSTRUCTED_NOTE = ("Claude Code transcript: no system prompt, tool schemas or params were recorded, so "
+                      "every prefix is reconstructed from the messages (attach them with --system/--tools)")
+
+
+def _looks_like(value: Any) -> bool:
+    if not isinstance(value, dict) or value.get("type") not in _TYPES:
+        return False
+    return "parentUuid" in value or "sessionId" in value or value.get("type") in (
+        "summary", "file-history-snapshot", "queue-operation")
+
+
+def sniff(doc: Document) -> int:
+    if not doc.head.startswith(b"{"):
+        return 0
+    lines = doc.first_lines(3) or [doc.first_line()]
+    return 90 if any(_looks_like(v) for v in lines) else 0
+
+
+def load(doc: Document, subagents: bool = True) -> list[Run]:
+    index = read_index(doc)
+    main = [r for r in index.messages if not r.sidechain]
+    threads: list[tuple[Thread, str | None]] = []
+    if main:
+        first = thread(index, main[-1])
+        threads.append((first, _title(index, first)))
+        threads += _before_compactions(index, first)
+    sides = [thread(index, leaf) for leaf in sidechain_leaves(index)]
+    if not main and sides:
+        sides.sort(key=lambda t: -len(t.records))
+    threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
+    runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
+    if runs:
+        runs[0].warnings += doc.line_warnings
+        _file_notes(runs[0], index, threads)
+    if subagents and main:
+        runs += _subagent_files(doc.path, runs[0] if runs else None)
+    for k, run in enumerate(runs):
+        run.source.run_index, run.source.run_count = k, len(runs)
+    return runs
+
+
+def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
+    built = assemble(t.records)
+    warnings = [LoadWarning(RECONSTRUCTED_NOTE)]
+    if t.stop == COMPACTED and t.boundary is not None:
+        warnings.append(LoadWarning("the session was compacted here: this run starts from the compact "
+                                    "summary, which is all the model saw of what came before", line=t.boundary.line))
+    if t.stop == DANGLING:
+        warnings.append(LoadWarning(f"the thread starts at a line whose parent ({t.dangling}) is not in this "
+                                    "file: the model also saw the messages before it", line=t.records[0].line))
+    if built.merged_answers:
+        warnings.append(LoadWarning(f"{built.merged_answers} assistant turn(s) assembled from several lines "
+                                    "sharing one message.id (one line per content block)"))
+    if t.siblings:
+        warnings.append(LoadWarning(f"{t.siblings} line(s) taken from sibling branches (parallel tool calls "
+                                    "and their results hang off the line of their own tool_use)"))
+    if built.merged_users:
+        warnings.append(LoadWarning(f"{built.merged_users} user turn(s) assembled from consecutive user lines "
+                                    "(tool results written one per line; the API merges them the same way)"))
+    if built.moved_results:
+        warnings.append(LoadWarning(f"{built.moved_results} user turn(s): tool results put before the other "
+                                    "blocks written with them, as the API requires"))
+    blank_first = [i for i, m in enumerate(built.messages) if _blank_before_thinking(m)]
+    if blank_first:
+        warnings.append(LoadWarning(
+            f"{len(blank_first)} assistant turn(s) start with a whitespace-only text block written ahead of their "
+            "thinking (Claude Code writes one); sent back in that order the API rejects them (thinking_not_first, "
+            "as resuming such a session does)", index=blank_first[0]))
+    for line in built.synthetic:
+        warnings.append(LoadWarning("skipped an assistant line Claude Code wrote itself (an API error or "
+                                    "placeholder, not a model answer)", line=line))
+    for line in built.transcript_only:
+        warnings.append(LoadWarning("skipped a line shown only in the transcript view (not sent)", line=line))
+    meta = {k: v for k, v in (("session_id", index.facts.get("sessionId")), ("agent_id", index.facts.get("agentId")),
+                              ("claude_code_version", index.facts.get("version"))) if v}
+    return Run(messages=built.messages, calls=built.calls, warnings=warnings, meta=meta,
+               source=Source(path=path, format=NAME, prefix=RECONSTRUCTED, title=title))
+
+
+def _title(index: Index, t: Thread) -> str | None:
+    uuids = {r.uuid for r in t.records}
+    titles = [s for leaf, s in index.titles.items() if leaf in uuids and s]
+    return titles[-1] if titles else None
+
+
+def _first_words(t: Thread) -> str:
+    for record in t.records:
+        content = record.message.get("content")
+        text = content if isinstance(content, str) else next(
+            (b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), "") \
+            if isinstance(content, list) else ""
+        if isinstance(text, str) and text.strip():
+            return " ".join(text.split())[:70]
+    return "(no prompt text)"
+
+
+def _before_compactions(index: Index, first: Thread) -> list[tuple[Thread, str | None]]:
+    out = []
+    current = first
+    seen: set[int] = set()
+    while current.stop == COMPACTED and current.boundary is not None and id(current.boundary) not in seen:
+        seen.add(id(current.boundary))
+        leaf = _last_message_before(index, current.boundary)
+        if leaf is None:
+            break
+        earlier = thread(index, leaf)
+        out.append((earlier, f"before the compaction at line {current.boundary.line}: {_first_words(earlier)}"))
+        current = earlier
+    return out
+
+
+def _last_message_before(index: Index, boundary: Record) -> Record | None:
+    """The last message line of the thread a compact boundary closed (``logicalParentUuid``)."""
+    record = index.nodes.get(boundary.logical_parent) if boundary.logical_parent else None
+    seen = 0
+    while record is not None and record.message is None and seen < len(index.nodes):
+        record = index.nodes.get(record.parent) if record.parent else None
+        seen += 1
+    return record
+
+
+def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]) -> None:
+    if index.skipped:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(index.skipped.items(), key=lambda kv: -kv[1]))
+        run.warnings.append(LoadWarning(f"skipped lines not sent to the model: {kinds}"))
+    used = {id(r) for t, _ in threads for r in t.records}
+    unused = [r for r in index.messages if id(r) not in used]
+    if unused:
+        run.warnings.append(LoadWarning(f"{len(unused)} message line(s) are on abandoned branches (a rewind, "
+                                        "a retry) and are in no run", line=unused[0].line))
+
+
+def _subagent_files(path: str, main: Run | None) -> list[Run]:
+    """Runs from ``<session>/subagents/*.jsonl`` beside the session file, when that folder exists."""
+    folder = os.path.join(os.path.splitext(path)[0], "subagents")
+    if not os.path.isdir(folder):
+        return []
+    runs: list[Run] = []
+    problems: list[str] = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".jsonl"):
+            path_of = os.path.join(folder, name)
+            try:
+                sub = load(read_document(path_of), subagents=False)
+            except LoadError as exc:  # one unreadable subagent file does not hide the session
+                problems.append(exc.line_text())
+                continue
+            if not sub:
+                problems.append(f"{path_of}: no message lines")
+            for run in sub:
+                run.source.title = f"subagent {os.path.splitext(name)[0]}: {run.title()}"
+                runs.append(run)
+    if main is not None:
+        if runs:
+            main.warnings.append(LoadWarning(f"{len(runs)} subagent run(s) read from {folder} (`turnscope list`)"))
+        main.warnings += [LoadWarning(f"subagent file not read: {problem}") for problem in problems]
+    return runs
+
+
+def _blank_before_thinking(message: Any) -> bool:
+    content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
+    if not isinstance(content, list) or len(content) < 2 or not isinstance(content[0], dict):
+        return False
+    first = content[0]
+    return first.get("type") == "text" and not str(first.get("text") or "").strip() and any(
+        isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in content[1:])

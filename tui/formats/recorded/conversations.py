@@ -1,0 +1,197 @@
+"""Recorded exchanges grouped into conversations, each one a ``Run`` with exact prefixes.
+
+A request joins a conversation when it continues it: the same system prompt, the same first
+message, the same role at every position the conversation already has, and at least every
+message its requests carried (plus the last answer, when that answer was accepted; a retry
+after a refused call may resend the same list). Anything else starts a new conversation;
+the one with the most messages is the file's default run and the others are listed after
+it, in the order they began. ``count_tokens`` and other endpoints are not model calls.
+
+The run holds the messages of the conversation's last request and its last answer. Each
+call keeps a ``RecordedRequest``: how many messages it sent, and only where it differs from
+the run, the messages it carried in another form (a ``cache_control`` breakpoint that moved
+on, a turn the loop edited later), its system, tools, params and key order. An answer that
+the next request carries back in another form is kept as the call's ``response``, which the
+grammar check reports as a rewritten turn. Nothing is silently normalised.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from tui.core.grammar.recorded import same_but_cache_control
+from tui.core.run import EXACT, LoadWarning, ModelCall, RecordedRequest, Run, Source
+from tui.formats.recorded.exchange import Exchange
+
+_BODY = ("messages", "system", "tools")
+
+
+class Conversation:
+    def __init__(self, body: dict[str, Any]):
+        self.system = body.get("system")
+        self.messages: list[Any] = []
+        self.calls: list[ModelCall] = []
+        self.fields: list[tuple[Any, Any, dict[str, Any], list[str], bool, bool]] = []
+        self.warnings: list[LoadWarning] = []
+        self.tip_count = 0
+        self.tip_accepted = False
+        self.unsent: int | None = None  # index of an answer no request has carried back yet
+        self.first = 0
+        self.dropped: dict[str, int] = {}
+
+    def differences(self, messages: list[Any]) -> list[int] | None:
+        """The positions where ``messages`` differs from the run so far, or None if it does not continue it."""
+        need = self.tip_count + 1 if self.tip_accepted else self.tip_count
+        base = self.messages
+        if len(messages) < max(need, 1) or not base or not same_but_cache_control(messages[0], base[0]):
+            return None
+        diffs = [0] if messages[0] != base[0] else []
+        overlap = min(len(messages), len(base))
+        for i in range(1, overlap):
+            a, b = messages[i], base[i]
+            if a == b:
+                continue
+            if not (isinstance(a, dict) and isinstance(b, dict) and a.get("role") == b.get("role")):
+                return None
+            diffs.append(i)
+        edited = sum(1 for i in diffs if i != self.unsent and not same_but_cache_control(messages[i], base[i]))
+        if edited > max(1, overlap // 2):
+            return None  # hardly the same conversation: a new one that happens to start alike
+        return diffs
+
+    def add(self, exchange: Exchange, diffs: list[int]) -> None:
+        body: dict[str, Any] = exchange.body
+        messages: list[Any] = body["messages"]
+        base = self.messages
+        for i in diffs:
+            self._replace(i, messages[i])
+        base.extend(messages[len(base):])
+        self.unsent = None
+        n = len(messages)
+        self.calls.append(_call(exchange, n))
+        self._keep_fields(body)
+        self.tip_count, self.tip_accepted = n, exchange.accepted
+        if exchange.accepted:
+            base.append({"role": "assistant", "content": exchange.message["content"]})
+            self.unsent = n
+        elif exchange.error:
+            self.warnings.append(LoadWarning(
+                f"model call {len(self.calls)} ({exchange.where}) was answered "
+                f"{exchange.status if exchange.status is not None else 'nothing'}: {exchange.error}; "
+                "it produced no message", line=exchange.line))
+        self.warnings += [LoadWarning(note, line=exchange.line) for note in exchange.notes]
+        for path in exchange.dropped:
+            self.dropped[path] = self.dropped.get(path, 0) + 1
+
+    def _replace(self, i: int, new: Any) -> None:
+        old = self.messages[i]
+        if i == self.unsent:
+            producer = self.calls[-1]
+            if not isinstance(new, dict) or new.get("content") != old.get("content"):
+                producer.response = old.get("content")
+        else:
+            for call in self.calls:
+                request = call.request
+                if request is not None and request.messages > i and i not in request.replaced:
+                    request.replaced[i] = old
+        self.messages[i] = new
+
+    def _keep_fields(self, body: dict[str, Any]) -> None:
+        """System, tools, params and key order, sharing one object while they stay the same."""
+        previous = self.fields[-1] if self.fields else None
+        system, tools = body.get("system"), body.get("tools")
+        params = {k: v for k, v in body.items() if k not in _BODY}
+        order = list(body)
+        if previous is not None:
+            system = previous[0] if previous[0] == system else system
+            tools = previous[1] if previous[1] == tools else tools
+            params = previous[2] if previous[2] == params else params
+            order = previous[3] if previous[3] == order else order
+        self.fields.append((system, tools, params, order, "system" in body, "tools" in body))
+
+    def run(self, path: str, fmt: str) -> Run:
+        system, tools, params, order, has_system, has_tools = self.fields[-1]
+        for call, (s, t, p, o, hs, ht) in zip(self.calls, self.fields):
+            request = call.request
+            if hs and s is not system and (not has_system or s != system):
+                request.system = s
+            elif not hs and has_system:
+                request.has_system = False
+            if ht and t is not tools and (not has_tools or t != tools):
+                request.tools = t
+            elif not ht and has_tools:
+                request.has_tools = False
+            if p is not params and p != params:
+                request.params = p
+            if o is not order and o != order:
+                request.order = o
+        if self.dropped:
+            paths = ", ".join(f"{p} ({n} request{'s' if n != 1 else ''})" for p, n in self.dropped.items())
+            self.warnings.append(LoadWarning(f"credentials dropped on load, not kept in the run: {paths}"))
+        last = self.messages[-1] if self.messages else None
+        produced = self.tip_accepted
+        prefill = not produced and isinstance(last, dict) and last.get("role") == "assistant"
+        return Run(messages=self.messages, system=system if has_system else None,
+                   tools=tools if has_tools else None, params=params, calls=self.calls,
+                   source=Source(path=path, format=fmt, prefix=EXACT), warnings=self.warnings,
+                   prefill=prefill, order=order)
+
+
+def _call(exchange: Exchange, n: int) -> ModelCall:
+    message = exchange.message if isinstance(exchange.message, dict) else {}
+    return ModelCall(message=n, usage=message.get("usage"), stop_reason=message.get("stop_reason"),
+                     model=message.get("model"), request_id=exchange.request_id, started=exchange.started,
+                     duration_ms=exchange.duration_ms, request=RecordedRequest(messages=n),
+                     status=exchange.status)
+
+
+def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
+    """Every conversation in the file as a run, the longest first."""
+    conversations: list[Conversation] = []
+    skipped: dict[str, int] = {}
+    for number, exchange in enumerate(exchanges):
+        if not exchange.is_messages_call:
+            if exchange.is_count_tokens:
+                kind = "count_tokens request(s): not model calls"
+            elif exchange.path.rstrip("/").endswith("/v1/messages"):
+                kind = "/v1/messages request(s) whose body holds no message list: unreadable"
+            else:
+                kind = f"request(s) to {exchange.path or 'an unknown endpoint'}: not model calls"
+            skipped[kind] = skipped.get(kind, 0) + 1
+            continue
+        best, best_diffs = None, None
+        for conversation in reversed(conversations):
+            if conversation.system != exchange.body.get("system") and \
+                    not same_but_cache_control(conversation.system, exchange.body.get("system")):
+                continue
+            diffs = conversation.differences(exchange.body["messages"])
+            if diffs is not None and (best_diffs is None or len(diffs) < len(best_diffs)):
+                best, best_diffs = conversation, diffs
+        if best is None:
+            best, best_diffs = Conversation(exchange.body), []
+            best.first = number
+            conversations.append(best)
+        best.add(exchange, best_diffs)
+    if not conversations:
+        return []
+    ranked = sorted(conversations, key=lambda c: (-len(c.messages), -len(c.calls), c.first))
+    main = ranked[0]
+    ordered = [main] + [c for c in conversations if c is not main]
+    runs = [c.run(path, fmt) for c in ordered]
+    _describe(runs, ordered, skipped)
+    return runs
+
+
+def _describe(runs: list[Run], ordered: list[Conversation], skipped: dict[str, int]) -> None:
+    count = len(runs)
+    for k, (run, conversation) in enumerate(zip(runs, ordered)):
+        run.source.run_index, run.source.run_count = k, count
+        if len(conversation.calls) == 1 and run.params.get("max_tokens") == 1:
+            run.source.title = "side call: quota probe (max_tokens 1)"
+    notes = []
+    if count > 1:
+        notes.append(f"this file holds {count} conversations; this run is the longest "
+                     "(the others are side calls or separate runs: `turnscope list`)")
+    for kind, n in skipped.items():
+        notes.append(f"{n} {kind}, not part of any run")
+    runs[0].warnings[:0] = [LoadWarning(note) for note in notes]

@@ -1,0 +1,118 @@
+"""A thread's lines turned into the message list Claude Code sent, and one call per answer.
+
+Assistant lines that share a ``message.id`` are one answer: their blocks form one assistant
+turn, in the order they were written, even when a tool result was written between two of
+them (Claude Code runs a tool while the rest of the answer streams). Consecutive user lines
+form one user turn, tool results first (the API requires it; the loop put them there), as
+the API merges consecutive user messages anyway. A line's content is used as it is: a turn
+built from one line shares its content; only merged turns get a new list of the same blocks.
+Each answer is one model call with the usage, model and request id its last line records;
+its timing is read off the transcript: sent when the line before it was written, done when
+its last line was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tui.core.run import ModelCall
+from tui.formats.transcript.records import API_ERROR, COMPACT_SUMMARY, TRANSCRIPT_ONLY, Record
+
+
+@dataclass
+class Assembled:
+    messages: list[Any] = field(default_factory=list)
+    calls: list[ModelCall] = field(default_factory=list)
+    merged_answers: int = 0  # answers written over several lines
+    merged_users: int = 0  # user turns made of several lines
+    moved_results: int = 0  # user turns whose results had to be put before other blocks
+    synthetic: list[int] = field(default_factory=list)  # lines of assistant text Claude Code wrote itself
+    transcript_only: list[int] = field(default_factory=list)
+
+
+def assemble(records: list[Record]) -> Assembled:
+    out = Assembled()
+    answer: list[Record] = []
+    answer_at = -1
+    pending: list[Record] = []
+    before: str | None = None  # timestamp of the line before the current answer
+    last_stamp: str | None = None
+    for record in records:
+        if record.kind == "assistant":
+            if record.flags & API_ERROR or record.message.get("model") == "<synthetic>":
+                out.synthetic.append(record.line)
+                continue
+            key = record.message.get("id") or record.uuid
+            if answer and key == (answer[0].message.get("id") or answer[0].uuid):
+                answer.append(record)
+                last_stamp = record.timestamp or last_stamp
+                continue
+            _close_answer(out, answer, answer_at, before)
+            _flush_user(out, pending)
+            pending = []
+            answer, answer_at, before = [record], len(out.messages), last_stamp
+            out.messages.append(None)  # filled when the answer is complete
+        else:
+            if record.flags & TRANSCRIPT_ONLY and not record.flags & COMPACT_SUMMARY:
+                out.transcript_only.append(record.line)
+                continue
+            pending.append(record)
+        last_stamp = record.timestamp or last_stamp
+    _close_answer(out, answer, answer_at, before)
+    _flush_user(out, pending)
+    return out
+
+
+def _close_answer(out: Assembled, answer: list[Record], at: int, before: str | None) -> None:
+    if not answer:
+        return
+    if len(answer) == 1:
+        content = answer[0].message.get("content")
+    else:
+        out.merged_answers += 1
+        content = []
+        for record in answer:
+            part = record.message.get("content")
+            content.extend(part if isinstance(part, list) else [{"type": "text", "text": part}])
+    out.messages[at] = {"role": "assistant", "content": content}
+    last = answer[-1]
+    stop = next((r.message.get("stop_reason") for r in reversed(answer) if r.message.get("stop_reason")), None)
+    started = before or answer[0].timestamp
+    out.calls.append(ModelCall(message=at, usage=last.message.get("usage"), stop_reason=stop,
+                               model=last.message.get("model"), request_id=last.request_id,
+                               started=started, duration_ms=_between(started, last.timestamp)))
+
+
+def _flush_user(out: Assembled, pending: list[Record]) -> None:
+    if not pending:
+        return
+    if len(pending) == 1:
+        out.messages.append({"role": "user", "content": pending[0].message.get("content")})
+        return
+    out.merged_users += 1
+    blocks: list[Any] = []
+    for record in pending:
+        content = record.message.get("content")
+        if isinstance(content, list):
+            blocks.extend(content)
+        elif isinstance(content, str) and content:
+            blocks.append({"type": "text", "text": content})
+    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if results and len(results) < len(blocks):
+        others = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        if blocks != results + others:
+            out.moved_results += 1
+            blocks = results + others
+    out.messages.append({"role": "user", "content": blocks})
+
+
+def _between(start: str | None, end: str | None) -> float | None:
+    if not start or not end:
+        return None
+    try:
+        delta = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+    except ValueError:
+        return None
+    return round(delta.total_seconds() * 1000.0, 3)
