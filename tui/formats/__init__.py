@@ -82,31 +82,12 @@ def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None
         module = modules[fmt]
     else:
         module = detect(doc)
-    runs = _load_without_gc(module, doc)
+    runs = module.load(doc)
     if not runs:
         raise LoadError(path, f"no run found in this {module.NAME} file", 1, 1)
     if system is not None or tools is not None:
         attach_sidecars(runs, system, tools)
     return runs
-
-
-def _load_without_gc(module: ModuleType, doc: Document) -> list[Run]:
-    """Load with the cyclic garbage collector paused, then freeze what was loaded.
-
-    Parsed JSON holds no reference cycles, so the collector finds nothing in it; but a big
-    file is millions of objects, and collections triggered while loading traverse them again
-    and again (about a third of the load time on a 100 MB transcript). Afterwards the loaded
-    objects are moved out of the collector's sight (``gc.freeze``); they are still freed by
-    reference counting as usual.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return module.load(doc)
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 def open_run(path: str, run: int | None = None, **options) -> Run:
