@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from run_files import refund, write_jsonl
 from tui.core.diff import aligned, diff_runs
 from tui.core.provenance import Provenance, at_path, source_text
+from tui.core.valueindex import index_messages
 from tui.formats import open_run
 
 
@@ -59,3 +64,34 @@ def test_source_text_is_what_the_source_shows(tmp_path):
     amount = next(v for v in Provenance(run).trace(5).values if v.path == ".amount_cents")
     assert amount.source.index == 0
     assert source_text(run, amount) == "8,900"
+
+
+_TEXT = st.text(alphabet="ab1_-. /é²\u0301", max_size=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(_TEXT, min_size=1, max_size=6), needle=_TEXT, before=st.integers(0, 7))
+def test_the_word_check_never_changes_what_a_search_finds(texts, needle, before):
+    """``Scope.search`` skips the scan when a word of the value is in no earlier string; on any text
+    it finds exactly what the full scan finds."""
+    scope = index_messages([{"role": "user", "content": text} for text in texts])
+    assert scope.search(needle, before) == scope.scan(needle, before)
+
+
+def test_tracing_a_made_up_value_does_not_scan_the_prefix(monkeypatch):
+    messages = [{"role": "user", "content": f"order {k} shipped to the depot"} for k in range(50)]
+    scope = index_messages(messages)
+    monkeypatch.setattr(scope, "scan", lambda *a: pytest.fail("scanned for a value whose words never occur"))
+    assert scope.search("refund the depot now", 50) is None  # "refund" is in no message
+    monkeypatch.undo()
+    assert scope.search("shipped to the depot", 50).index == 0
+
+
+def test_a_value_in_message_0_is_not_its_own_source():
+    """Nothing comes before message 0: its tool inputs are the model's (a scan bounded at 0 once ran to the end)."""
+    from tui.core.run import Run
+
+    run = Run(messages=[{"role": "assistant", "content": [
+        {"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "alpha beta gamma", "note": "zz top"}}]}])
+    assert all(v.source is None and v.unsourced for v in Provenance(run).trace(0).values)
+    assert index_messages(run.messages).scan("alpha beta gamma", 0) is None  # the scan alone, bounded at 0
