@@ -15,11 +15,14 @@ from textual.binding import Binding
 from textual.message import Message
 
 from tui.app import palette, sections
+from tui.app.analyses import has_tool_use
 from tui.app.blocks import OUTPUT_ROWS, message_parts
 from tui.app.lines import Part, Rows, Target, Wrapped
 from tui.app.runview import RunView, summary_of
+from tui.app.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
 from tui.core.prefix import request_at
+from tui.core.provenance import Value, source_text
 
 #: Prefix messages open by default, counting back from N.
 RECENT = 2
@@ -53,7 +56,9 @@ class RequestPane(LineView):
 
     HELP = ("The request that produced message N: params, the System prompt and Tools (s, t), messages "
             "0..N-1 (older ones folded), and message N marked as the model's or the loop's output. "
-            "Enter opens or folds the message, block, section or schema under the cursor; z folds all.")
+            "Enter opens or folds the message, block, section or schema under the cursor; z folds all. "
+            "Under a turn with tool calls, each input value is listed with where it came from: Enter on "
+            "one goes to that message with the value marked.")
     BINDINGS = [
         Binding("enter", "activate", "Open/fold", id="request.toggle"),
         Binding("space", "activate", "Open/fold", show=False, id="request.toggle.space"),
@@ -62,6 +67,21 @@ class RequestPane(LineView):
 
     class Prepared(Message):
         """A big open block finished wrapping in a worker."""
+
+    class Traced(Message):
+        """The provenance of message ``index``'s tool inputs is traced (in a worker)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class SourceChosen(Message):
+        """Enter on a traced value: go to where it came from and mark ``text`` there."""
+
+        def __init__(self, value: Value, text: str | None) -> None:
+            super().__init__()
+            self.value = value
+            self.text = text
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -73,11 +93,16 @@ class RequestPane(LineView):
         self.messages_open: dict[int, bool] = {}
         self.blocks_open: set[tuple[int, int]] = set()
         self._cache: dict[tuple, list[Part]] = {}
+        #: ``(index, target, text)``: a traced value marked at its source while ``index`` is shown.
+        self.source_mark: tuple[int, Target, str] | None = None
 
     # -- building ------------------------------------------------------------------------
 
     def show(self, index: int, follow: bool = True) -> None:
         """Attributes down: draw the request for ``index``."""
+        if self.source_mark is not None and self.source_mark[0] != index:
+            self.source_mark = None
+            self._strips.clear()
         self.index = index
         self._build(None, follow)
 
@@ -145,6 +170,11 @@ class RequestPane(LineView):
                                     f"stored message {n}) ", "bold reverse")]))
             parts += message_parts(-1 - n, {"role": "assistant", "content": call.response}, self.blocks_open,
                                    OUTPUT_ROWS)
+        if has_tool_use(view.run.messages[n]):
+            trace = view.analyses.trace(n)
+            if trace is None:
+                self._trace(n)
+            parts += trace_parts(view, n, trace)
         return parts
 
     def folded_row(self, i: int, message) -> Text:
@@ -178,6 +208,72 @@ class RequestPane(LineView):
         if row is not None:
             self.cursor = row
 
+    # -- provenance: traced in a worker, Enter goes to the source -----------------------
+
+    @work(thread=True, exclusive=True, group="request-trace")
+    def _trace(self, n: int) -> None:
+        self.view.analyses.compute_trace(n)
+        self.post_message(self.Traced(n))
+
+    def on_request_pane_traced(self, message: Traced) -> None:
+        if message.index == self.index:
+            self._build(self.target())
+
+    def _choose_source(self, target: Target) -> None:
+        _, n, k = target
+        trace = self.view.analyses.trace(n)
+        if trace is None or not 0 <= k < len(trace.values):
+            return
+        value = trace.values[k]
+        self.post_message(self.SourceChosen(value, source_text(self.view.run, value)))
+
+    def show_source(self, value: Value, text: str | None) -> None:
+        """Mark ``text`` where ``value`` came from (message N is the source, or the system prompt or a tool
+        schema of this request), opening what holds it, and put the cursor on it."""
+        place = value.source
+        if place is None:
+            return
+        if place.index == "system":
+            target: Target = ("system",)
+            self.system_open = True
+        elif place.index == "tools":
+            target = ("schema", place.block)
+            self.tools_open = True
+            self.schemas.add(place.block)
+        else:
+            target = ("block", place.index, place.block)
+            if not self._row_with(target, text):
+                self.blocks_open.add((place.index, place.block))
+        self.source_mark = (self.index, target, text or "")
+        self._strips.clear()
+        self._build(target)
+        row = self._row_with(target, text)
+        if row is not None:
+            self.cursor = row
+        self.scroll_to(y=max(self.cursor - 2, 0), animate=False, immediate=True)
+        self.refresh()
+
+    def _row_with(self, target: Target, text: str | None) -> int | None:
+        """The first row of ``target`` that holds ``text``."""
+        doc = self.document
+        row = doc.first_row_of(target)
+        if row is None or not text:
+            return None
+        for y in range(row, min(len(doc), row + 100_000)):
+            if doc.target(y) != target:
+                return None
+            if text in doc.row(y).plain:
+                return y
+        return None
+
+    def style_row(self, row: int, text: Text) -> Text:
+        mark = self.source_mark
+        if mark is None or not mark[2] or mark[0] != self.index or self.document.target(row) != mark[1]:
+            return text
+        text = text.copy()
+        text.highlight_words([mark[2]], palette.SOURCE, case_sensitive=True)
+        return text
+
     # -- folding -------------------------------------------------------------------------
 
     def toggle(self, target: Target) -> None:
@@ -201,7 +297,11 @@ class RequestPane(LineView):
         self._build(target)
 
     def action_activate(self) -> None:
-        self.toggle(self.target())
+        target = self.target()
+        if target and target[0] == "source":
+            self._choose_source(target)
+            return
+        self.toggle(target)
 
     def action_fold_all(self) -> None:
         self.system_open = self.tools_open = False
