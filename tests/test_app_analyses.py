@@ -21,7 +21,7 @@ from conftest import REPO, SAMPLES
 from fake_messages_api import fake_count, serve
 from run_files import refund, write_jsonl
 
-from tui.app.analyses import RunAnalyses, compact
+from tui.app.analyses import RunAnalyses, Stopped, compact
 from tui.app.screens.diff import DiffScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.widgets.tokens_view import CARRIED, NEW
@@ -135,9 +135,9 @@ async def test_tokens_are_counted_in_a_worker_and_the_keys_still_work(tmp_path, 
     release = threading.Event()
     real = RunAnalyses.compute_tokens
 
-    def slow(self, counter=None):
+    def slow(self, *args, **kwargs):
         release.wait(10)
-        return real(self, counter)
+        return real(self, *args, **kwargs)
 
     monkeypatch.setattr(RunAnalyses, "compute_tokens", slow)
     app = app_for(REFUND, tmp_path)
@@ -151,6 +151,37 @@ async def test_tokens_are_counted_in_a_worker_and_the_keys_still_work(tmp_path, 
         release.set()
         await settle(pilot)
         assert _call_rows(screen.tokens_view.text_rows())
+
+
+def test_background_analyses_wait_while_the_user_steps_and_stop_when_cancelled():
+    """``hold`` (every step) makes the workers wait at their next message; ``resume`` lets them go on; a
+    cancelled worker stops there instead of keeping the app from closing."""
+    analyses = RunAnalyses(open_run(str(REFUND)))
+    cancelled = threading.Event()
+    done: list = []
+    analyses.hold()
+    worker = threading.Thread(target=lambda: done.append(analyses.compute_tokens(
+        tick=analyses.ticker(cancelled.is_set))))
+    worker.start()
+    worker.join(0.5)
+    assert worker.is_alive() and not done  # held: nothing computed while the user steps
+    analyses.resume()
+    worker.join(10)
+    assert done and done[0].calls  # resumed: the report is made
+    analyses.hold()
+    stopped: list = []
+
+    def trace_all() -> None:
+        try:
+            analyses.compute_unsourced(analyses.ticker(cancelled.is_set))
+        except Stopped:
+            stopped.append(True)
+
+    worker = threading.Thread(target=trace_all)
+    worker.start()
+    cancelled.set()
+    worker.join(5)
+    assert not worker.is_alive() and stopped
 
 
 async def test_exact_counts_go_to_count_tokens_only_when_confirmed(tmp_path, monkeypatch):

@@ -90,15 +90,16 @@ def trivial(value: Any) -> bool:
 class Provenance:
     """The prefix of a run, indexed once; ``trace(n)`` for any message n."""
 
-    def __init__(self, run: Run):
+    def __init__(self, run: Run, tick=None):
         self.run = run
+        self.tick = tick  # called before each message is indexed: a worker may pause or stop there
         self._messages: Scope | None = None
         self._fixed: Scope | None = None
 
     @property
     def messages(self) -> Scope:
         if self._messages is None:
-            self._messages = index_messages(self.run.messages)
+            self._messages = index_messages(self.run.messages, self.tick)
         return self._messages
 
     @property

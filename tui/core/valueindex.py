@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
@@ -225,9 +225,12 @@ def _add_any(scope: Scope, index: int | str, block: int, path: str, value: Any) 
         scope.add_scalar(index, block, sub_path, scalar, is_key)
 
 
-def index_messages(messages: list[Any]) -> Scope:
+def index_messages(messages: list[Any], tick: Callable[[], None] | None = None) -> Scope:
+    """Every message indexed in order; ``tick`` is called before each (a worker may pause or stop there)."""
     scope = Scope()
     for i, message in enumerate(messages):
+        if tick is not None:
+            tick()
         index_blocks(scope, i, blocks_of(message))
     return scope
 

@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.worker import get_current_worker
 
 from tui.app import events
+from tui.app.analyses import Stopped
 from tui.app.screens.actions import VIEW
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.widgets.request_pane import RequestPane
@@ -29,6 +30,9 @@ from tui.core.safe import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui.app.screens.stepper import StepperScreen
+
+#: Seconds without a step before the background analyses go on.
+IDLE = 0.3
 
 TOKENS_VIEW = Binding("5", "view('tokens')", "Tokens view", id="stepper.view_tokens", group=VIEW)
 DIFF = Binding("D", "diff", "Diff against a file", show=False, id="stepper.diff")
@@ -56,10 +60,26 @@ class AnalysisActions:
     def analyse_run(self: StepperScreen) -> None:
         worker = get_current_worker()
         analyses = self.view.analyses
-        self.post_message(events.TokensReady(analyses.compute_tokens()))
-        unsourced = analyses.compute_unsourced(lambda: worker.is_cancelled)
-        if unsourced is not None:
-            self.post_message(events.UnsourcedReady(unsourced))
+        tick = analyses.ticker(lambda: worker.is_cancelled)
+        try:
+            self.post_message(events.TokensReady(analyses.compute_tokens(tick=tick)))
+            self.post_message(events.UnsourcedReady(analyses.compute_unsourced(tick)))
+        except Stopped:
+            return
+
+    _resume_timer = None
+
+    def hold_analyses(self: StepperScreen) -> None:
+        """A step: background analyses wait until the keys have been quiet for ``IDLE`` seconds."""
+        self.view.analyses.hold()
+        if self._resume_timer is None:
+            self._resume_timer = self.set_timer(IDLE, self._resume_analyses)
+        else:
+            self._resume_timer.reset()
+
+    def _resume_analyses(self: StepperScreen) -> None:
+        self._resume_timer = None
+        self.view.analyses.resume()
 
     @work(thread=True, exclusive=True, group="exact")
     def count_exactly(self: StepperScreen) -> None:

@@ -105,6 +105,7 @@ class StepperScreen(AnalysisActions, StepperActions, Screen):
     def go_to(self, index: int) -> None:
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
+        self.hold_analyses()  # background work waits while the user steps
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
         self._show_current()

@@ -13,9 +13,10 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
+from textual.worker import get_current_worker
 
 from tui.app import palette, sections
-from tui.app.analyses import has_tool_use
+from tui.app.analyses import Stopped, has_tool_use
 from tui.app.blocks import OUTPUT_ROWS, message_parts
 from tui.app.lines import Part, Rows, Target, Wrapped
 from tui.app.runview import RunView, summary_of
@@ -212,7 +213,12 @@ class RequestPane(LineView):
 
     @work(thread=True, exclusive=True, group="request-trace")
     def _trace(self, n: int) -> None:
-        self.view.analyses.compute_trace(n)
+        worker = get_current_worker()
+        analyses = self.view.analyses
+        try:  # the first trace builds the run's value index: it yields to the keys like the other analyses
+            analyses.compute_trace(n, analyses.ticker(lambda: worker.is_cancelled))
+        except Stopped:
+            return
         self.post_message(self.Traced(n))
 
     def on_request_pane_traced(self, message: Traced) -> None:
