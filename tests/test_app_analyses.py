@@ -4,6 +4,7 @@ provenance of tool inputs (and its warnings in Problems), exact counts, and the 
 from __future__ import annotations
 
 import copy
+import json
 import fcntl
 import os
 import re
@@ -411,3 +412,17 @@ async def test_run_text_in_the_new_views_is_shown_never_obeyed(tmp_path):
             await pilot.press(key)
             await settle(pilot)
             clean(where)
+
+
+async def test_account_verb_prints_the_text_the_account_view_shows(cli, tmp_path):
+    result = cli("account", INVENTED, "--json")
+    assert result.code == 0, result.stderr
+    docs = [json.loads(line) for line in result.stdout.splitlines()]
+    app = app_for(INVENTED, tmp_path, view="account")
+    async with app.run_test(size=(120, 40)) as pilot:
+        for doc in docs:
+            _stepper(app).go_to(doc["index"])
+            await settle(pilot)
+            shown = _stepper(app).account_view.body.content.plain
+            for sentence in doc["sentences"]:
+                assert sentence in shown
