@@ -426,3 +426,27 @@ async def test_account_verb_prints_the_text_the_account_view_shows(cli, tmp_path
             shown = _stepper(app).account_view.body.content.plain
             for sentence in doc["sentences"]:
                 assert sentence in shown
+
+
+async def test_tokens_view_of_a_long_run_draws_only_the_rows_on_screen(tmp_path, monkeypatch):
+    from tui.app.widgets.tokens_view import CallBars
+
+    messages = [{"role": "user", "content": "go"}]
+    for k in range(3000):
+        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{k}", "name": "f",
+                                                        "input": {"n": k}}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{k}",
+                                                   "content": f"result {k}"}]}]
+    path = write_jsonl(tmp_path / "long.jsonl", messages)
+    built: list[int] = []
+    real = CallBars.row
+    monkeypatch.setattr(CallBars, "row", lambda self, k, width: built.append(k) or real(self, k, width))
+    app = app_for(path, tmp_path, view="tokens", at=4001)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        view = _stepper(app).tokens_view
+        assert len(view.document) > 3000  # one row per call...
+        drawn = set(built)
+        assert 0 < len(drawn) <= 60  # ...but only the rows on screen were built
+        assert 2000 in drawn  # the cursor's row, call 2001 (it produced message 4001), is on screen
+        assert view.text_rows()[view.cursor].split()[:2] == ["2001", "4001"]
