@@ -450,3 +450,17 @@ async def test_tokens_view_of_a_long_run_draws_only_the_rows_on_screen(tmp_path,
         assert 0 < len(drawn) <= 60  # ...but only the rows on screen were built
         assert 2000 in drawn  # the cursor's row, call 2001 (it produced message 4001), is on screen
         assert view.text_rows()[view.cursor].split()[:2] == ["2001", "4001"]
+
+
+async def test_exact_counts_without_a_key_say_so_and_keep_the_estimates(tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    app = app_for(REFUND, tmp_path, view="tokens")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("x", "x")
+        await settle(pilot)
+        view = _stepper(app).tokens_view
+        assert "exact counts failed: exact counts call the count_tokens endpoint: set ANTHROPIC_API_KEY" in _joined(view)
+        assert all("estimated" in r for r in _call_rows(view.text_rows()))
