@@ -141,3 +141,12 @@ def test_the_command_line_opens_the_diff_screen(tmp_path):
     for argv in (["sample_runs/refund/run.jsonl", "--diff", "sample_runs/invented_order_id.jsonl"],
                  ["diff", "sample_runs/refund/run.jsonl", "sample_runs/invented_order_id.jsonl", "--tui"]):
         _drawn_in_a_terminal(argv, (b"first divergence: message 5", b"tool_input_changed .input.order_id"), tmp_path)
+
+
+def test_a_diff_file_that_cannot_be_read_is_one_line_before_the_app_starts(cli, tmp_path):
+    for argv in ((REFUND, "--diff", tmp_path / "missing.jsonl"), ("diff", REFUND, tmp_path / "missing.jsonl", "--tui")):
+        result = cli(*argv)
+        assert result.code == 2
+        assert result.stderr.strip().splitlines() == [
+            f"turnscope: {tmp_path / 'missing.jsonl'}: cannot read: No such file or directory"]
+        assert result.stdout == ""  # the terminal was never taken over
