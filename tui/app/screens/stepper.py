@@ -22,6 +22,7 @@ from tui.app import events
 from tui.app.commands import GoToProvider
 from tui.app.runview import RunView
 from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
+from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions
 from tui.app.widgets.account_view import AccountView
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
@@ -45,12 +46,12 @@ def short_path(path: str) -> str:
 TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems"}
 
 
-class StepperScreen(StepperActions, Screen):
+class StepperScreen(BranchActions, StepperActions, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3) or all findings (4).")
-    BINDINGS = STEPPER_BINDINGS
+    BINDINGS = [*STEPPER_BINDINGS, *BRANCH_BINDINGS]
     COMMANDS = {GoToProvider}
 
     header = getters.query_one("#run-header", Static)

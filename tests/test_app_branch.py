@@ -1,0 +1,152 @@
+"""Branch mode in the app, driven by keys through Pilot: edit at index 4 of the refund run, send it
+through the real anthropic SDK to the fake Messages API, answer a new tool call by hand, and see
+the branch saved; an edit that breaks the grammar cannot be sent; a 400 is shown in the API's words."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import REFUND, screen_text, settle
+from branch_app_helpers import (POLICY_DOWN, api_env, branch_app, checked, expected_request,  # noqa: F401
+                                type_text, until, until_text)
+from fake_messages_api_stream import Error, Turn, stream_api, text, tool_use  # noqa: F401
+
+from tui.app.screens.branch_dialogs import AnswerScreen, ReviewScreen
+from tui.app.screens.branch_editor import BranchEditorScreen
+from tui.app.screens.branch_run import BranchRunScreen
+from tui.core.branch import store
+
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
+
+async def _open_editor(pilot) -> BranchEditorScreen:
+    await settle(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, BranchEditorScreen)
+    return pilot.app.screen
+
+
+async def _policy_error(pilot, message: str = POLICY_DOWN) -> str:
+    """The quick edit: e on the highlighted tool_result, type the message, Enter."""
+    await pilot.press("e")
+    await settle(pilot)
+    await pilot.press("ctrl+u")  # clear the suggested text
+    await type_text(pilot, message)
+    await pilot.press("enter")
+    return await checked(pilot)
+
+
+async def test_edit_send_stream_answer_by_hand_and_save(api_env, tmp_path):
+    api_env.add(Turn([text("I couldn't reach the policy service, so let me check returns instead."),
+                      tool_use("toolu_N1", "lookup_policy", {"topic": "returns"})], "tool_use"),
+                Turn([text("I can't refund this without the policy. I've passed it to a colleague.")]))
+    parent_bytes = REFUND.read_bytes()
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await _open_editor(pilot)
+        assert editor.key == ("block", 4, 0)  # the cursor starts on message N's first block
+        shown = await _policy_error(pilot)
+        assert "✓ no findings: this request can be sent" in shown
+        assert "patch 3 ops" in shown
+        assert '"is_error": true' in editor.editor.text
+
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        review = await until_text(pilot, "Send this branch?")
+        assert "messages 0..4 as edited, the 3" in review and "claude-sonnet-4-5" in review
+        assert '"path": "/messages/4/content/0/is_error"' in review  # the patch itself, before sending
+        await pilot.press("enter")
+
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the manual resolver's dialog")
+        asked = screen_text(app)
+        assert "lookup_policy" in asked and "toolu_N1" in asked and '"topic": "returns"' in asked
+        await type_text(pilot, "Returns are accepted within 30 days.")
+        await pilot.press("ctrl+s")
+
+        run_screen = app.screen
+        assert isinstance(run_screen, BranchRunScreen)
+        done = await until_text(pilot, "the model ended its turn after 2 model calls")
+        assert "I couldn't reach the policy service" in done  # the streamed turn, as it was saved
+        assert "lookup_policy toolu_N1: answered by manual" in done
+        assert "passed it to a colleague" in done
+        path = run_screen.saved_path
+
+    saved = store.load(path)  # the branch file is a native run that loads
+    assert len(saved.messages) == 8 and saved.lineage["at"] == 4 and saved.lineage["status"] == "end_turn"
+    assert saved.messages[6]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_N1",
+                                             "content": "Returns are accepted within 30 days."}]
+    sent = api_env.bodies[0]
+    assert sent.pop("stream") is True
+    assert sent == expected_request()  # exactly the edited request: system, tools, params, 0..3, edited 4
+    assert api_env.bodies[1]["messages"][5:] == saved.messages[5:7]
+    assert REFUND.read_bytes() == parent_bytes
+
+
+async def test_deleting_the_tool_result_shows_the_finding_and_cannot_be_sent(api_env, tmp_path):
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await _open_editor(pilot)
+        await pilot.press("d")
+        shown = await checked(pilot)
+        assert "cannot be sent: the API would reject this request" in shown
+        assert "error message 4 tool_use_without_result" in shown  # the finding, with its index
+        assert editor.check_action("review", ()) is None  # shown disabled in the footer
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is editor  # nothing to review, nothing sent
+        await pilot.press("u")  # undo: sendable again
+        assert "✓ no findings" in await checked(pilot)
+    assert api_env.requests == []
+    assert not (tmp_path / "data").exists()  # no branch file either
+
+
+async def test_typing_invalid_json_blocks_sending_until_fixed(api_env, tmp_path):
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await _open_editor(pilot)
+        await pilot.press("enter")  # into the JSON editor
+        assert app.focused is editor.editor
+        await pilot.press("end", "backspace")  # the opening brace goes
+        shown = await checked(pilot)
+        assert "[4.0] user · tool_result toolu_01Ef: not valid JSON" in shown
+        assert editor.check_action("review", ()) is None
+        await pilot.press("{")
+        assert "✓ no findings" in await checked(pilot)
+        assert not editor.session.edited(("block", 4, 0))  # typed back to what it was: no edit
+
+
+async def test_a_400_is_shown_in_the_apis_words_and_nothing_is_lost(api_env, tmp_path):
+    api_env.add(Error(400, "invalid_request_error", "messages.4.content.0: tool_result content is too spicy",
+                      {"x-should-retry": "false"}))
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open_editor(pilot)
+        await _policy_error(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("enter")
+        shown = await until_text(pilot, "the API answered 400")
+        assert "invalid_request_error: messages.4.content.0: tool_result content is too spicy" in shown
+        assert "the branch is saved up to message 4" in shown
+        path = app.screen.saved_path
+        await pilot.press("escape")  # back to the editor, the edit still there
+        await settle(pilot)
+        assert isinstance(app.screen, BranchEditorScreen) and app.screen.session.edited(("block", 4, 0))
+    saved = store.load(path)
+    assert len(saved.messages) == 5 and saved.lineage["status"] == "api_error"
+    assert saved.messages[4]["content"][0]["is_error"] is True
+
+
+async def test_no_api_key_says_how_to_set_it_and_sends_nothing(api_env, tmp_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await _open_editor(pilot)
+        await _policy_error(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is editor
+        notes = " ".join(str(n.message) for n in app._notifications)
+        assert "ANTHROPIC_API_KEY is not set" in notes and "export ANTHROPIC_API_KEY=" in notes
+    assert api_env.requests == [] and not (tmp_path / "data").exists()

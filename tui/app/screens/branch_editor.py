@@ -1,0 +1,400 @@
+"""The branch editor: edit the request at index N, see the grammar check as you type, then send it.
+
+The list (left, or top at 80 columns) holds every part that can be edited: the params
+(model, max_tokens, temperature, thinking, ...), the system prompt, each tool's
+description and schema, and every block of messages 0..N. The part under the cursor is
+in the JSON editor beside it; quick edits act on it from the list (``e`` a tool_result
+becomes an error, ``d`` deletes a block, ``i`` changes a tool_use input, ``m`` the model,
+``u`` undoes). The edited request is checked a moment after each change, in a worker;
+an edit that the API would reject cannot be sent, and the finding says where (index and
+block). ``ctrl+s`` shows the RFC 6902 patch and what will be sent, then starts the branch
+(``tui.core.branch.runner.start``) and opens the run screen.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual import getters, on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from tui.app import palette
+from tui.app.branch_edit import EditSession, Key, Verdict, verdict_for
+from tui.app.screens.branch_dialogs import ReviewScreen, finding_lines
+from tui.app.screens.dialogs import PromptScreen
+from tui.core import jsonio
+from tui.core.branch import api, patch as patches, runner, store
+from tui.core.errors import LoadError, UsageError
+from tui.core.run import Run
+from tui.core.safe import one_line
+
+#: Seconds after the last key before the edited request is checked.
+DEBOUNCE = 0.25
+
+
+def json_language() -> str | None:
+    """``"json"`` when tree-sitter's JSON grammar is installed (highlighting), else plain text.
+
+    tree-sitter 0.26 crashes the process (a segfault) under Textual 8's TextArea, so with
+    it installed the editor stays plain text rather than taking the app down.
+    """
+    try:
+        from importlib.metadata import version
+
+        major, minor = (int(p) for p in version("tree-sitter").split(".")[:2])
+        if (major, minor) >= (0, 26):
+            return None
+        from textual._tree_sitter import get_language
+    except Exception:  # noqa: BLE001 - not installed, or Textual moved it: plain text
+        return None
+    return "json" if get_language("json") is not None else None
+
+
+class BranchEditorScreen(Screen):
+    """Edit one part of the request for message N+1 (messages 0..N), then send it as a branch."""
+
+    HELP = ("The branch editor. Pick a part of the request (params, system prompt, a tool, a block of any "
+            "message up to N) and edit its JSON, or use a quick edit from the list. The edit is checked as "
+            "you type; an edit the API would reject cannot be sent. ctrl+s reviews the patch and sends it.")
+    BINDINGS = [
+        Binding("ctrl+s", "review", "Review & send", id="branch.send"),
+        Binding("e", "tool_error", "Tool error", id="branch.tool_error"),
+        Binding("d", "delete", "Delete block", id="branch.delete"),
+        Binding("i", "tool_input", "Tool input", id="branch.tool_input"),
+        Binding("m", "model", "Model", id="branch.model"),
+        Binding("u", "restore", "Undo part", id="branch.restore"),
+        Binding("escape", "close", "Close", id="branch.close"),
+    ]
+
+    header = getters.query_one("#branch-header", Static)
+    options = getters.query_one("#branch-targets", OptionList)
+    editor = getters.query_one("#branch-text", TextArea)
+    where = getters.query_one("#branch-where", Static)
+    verdict_line = getters.query_one("#branch-verdict", Static)
+    patch_line = getters.query_one("#branch-patch", Static)
+
+    class Checked(Message):
+        def __init__(self, generation: int, verdict: Verdict) -> None:
+            super().__init__()
+            self.generation = generation
+            self.verdict = verdict
+
+    class Started(Message):
+        def __init__(self, branch: runner.Branch | None, error: str | None, max_steps: int) -> None:
+            super().__init__()
+            self.branch = branch
+            self.error = error
+            self.max_steps = max_steps
+
+    def __init__(self, run: Run, at: int, sidecars: dict[str, str | None] | None = None,
+                 data_dir: str | None = None) -> None:
+        super().__init__()
+        self.run = run
+        self.at = at
+        self.sidecars = {k: v for k, v in (sidecars or {}).items() if v}
+        self.data_dir = data_dir
+        self.session = EditSession(patches.base_document(run, at), at)
+        self.key: Key = self.session.targets[0].key
+        self.verdict: Verdict | None = None
+        self.generation = 0
+        self.checked_generation = -1
+        self.pending = True  # the verdict shown is out of date (a change not yet checked)
+        self._dirty = False  # the editor holds text not yet taken into the session
+        self._timer = None
+        self._starting = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="branch-header")
+        with Horizontal(id="branch-panes"):
+            yield OptionList(*self._options(), id="branch-targets")
+            with Vertical(id="branch-edit"):
+                yield Static(id="branch-where")
+                language = json_language()
+                yield TextArea.code_editor(language=language, theme="css", soft_wrap=True, id="branch-text")
+        yield Static(id="branch-verdict")
+        yield Static(id="branch-patch")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        text = Text()
+        text.append(f"branch at message {self.at}", "bold")
+        text.append(f" · {one_line(os.path.basename(self.run.source.path))} · edit the request for message "
+                    f"{self.at + 1}; messages after {self.at} are dropped", palette.DIM)
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.header.update(text)
+        first = next((k for k, t in enumerate(self.session.targets) if t.key[0] in ("block", "content")
+                      and t.key[1] == self.at), 0)
+        self.options.highlighted = first
+        self.options.focus()
+        self._schedule_check()
+
+    # -- the list ------------------------------------------------------------------------
+
+    def _label(self, k: int) -> Text:
+        target = self.session.targets[k]
+        mark = "✎ " if self.session.edited(target.key) else "  "
+        text = Text(mark, palette.WARNING)
+        text.append(target.label, "strike" if self.session.deleted(target.key) else "")
+        text.no_wrap, text.overflow = True, "ellipsis"
+        return text
+
+    def _options(self) -> list[Option]:
+        return [Option(self._label(k), id=f"t{k}") for k in range(len(self.session.targets))]
+
+    def _relabel(self, key: Key) -> None:
+        for k, target in enumerate(self.session.targets):
+            if target.key == key:
+                self.options.replace_option_prompt_at_index(k, self._label(k))
+                return
+
+    @on(OptionList.OptionHighlighted, "#branch-targets")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._commit()
+        self.key = self.session.targets[event.option_index].key
+        self._load()
+
+    @on(OptionList.OptionSelected, "#branch-targets")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if not self.session.deleted(self.key):
+            self.editor.focus()
+
+    def _load(self) -> None:
+        """Put the part under the cursor in the editor."""
+        target = self.session.by_key[self.key]
+        self._dirty = False
+        self.editor.load_text(self.session.text(self.key))
+        self.editor.read_only = self.session.deleted(self.key)
+        text = Text()
+        text.append(target.pointer, "bold")
+        if self.session.deleted(self.key):
+            text.append(" · deleted (u restores it)", palette.WARNING)
+        elif self.session.edited(self.key):
+            text.append(" · edited (u undoes)", palette.WARNING)
+        else:
+            text.append(" · as in the run · enter edits it", palette.DIM)
+        self.where.update(text)
+        self.refresh_bindings()
+
+    # -- editing -------------------------------------------------------------------------
+
+    @on(TextArea.Changed, "#branch-text")
+    def _changed(self, _: TextArea.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.editor.text == self.session.text(self.key):  # loaded, or typed back to what it was
+            self._dirty = False
+            self.pending = self.generation != self.checked_generation
+        else:
+            self._dirty = True
+            self.pending = True  # nothing can be sent until this text is checked
+            self._timer = self.set_timer(DEBOUNCE, self._commit)
+        self._describe()
+        self.refresh_bindings()
+
+    def _commit(self) -> None:
+        """Take the editor's text as the value of the current part (a draft if it does not parse)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if not self._dirty or self.session.deleted(self.key):
+            return
+        self._dirty = False
+        text = self.editor.text
+        if text == self.session.text(self.key):
+            return
+        self.session.set_text(self.key, text)
+        self._relabel(self.key)
+        self._schedule_check()
+
+    def _after_quick_edit(self) -> None:
+        self._relabel(self.key)
+        self._load()
+        self._schedule_check()
+
+    def _schedule_check(self) -> None:
+        self.generation += 1
+        self.pending = True
+        doc, problems = self.session.snapshot()
+        self._check(self.generation, doc, problems)
+        self._describe()
+
+    @work(thread=True, exclusive=True, group="branch-check")
+    def _check(self, generation: int, doc: dict, problems: list[str]) -> None:
+        self.post_message(self.Checked(generation, verdict_for(doc, problems)))
+
+    def on_branch_editor_screen_checked(self, message: Checked) -> None:
+        if message.generation == self.generation:
+            self.verdict = message.verdict
+            self.checked_generation = message.generation
+            self.pending = self._dirty
+            self._describe()
+            self.refresh_bindings()
+
+    def _describe(self) -> None:
+        """The verdict line (findings with index and block) and the patch line."""
+        verdict = self.verdict
+        text = Text()
+        if verdict is None or self.pending:
+            text.append("checking the edited request …", palette.NOTE)
+        elif verdict.sendable:
+            text.append("✓ ", "bold green")
+            warnings = len(verdict.findings)
+            text.append("no findings" if not warnings else f"{warnings} warning{'s' * (warnings != 1)}, no errors")
+            text.append(": this request can be sent (ctrl+s)\n", palette.DIM)
+            finding_lines(Verdict(verdict.findings), text)
+        else:
+            text.append("cannot be sent: ", palette.ERROR)
+            text.append("the API would reject this request\n" if verdict.errors else "fix this first\n")
+            finding_lines(verdict, text)
+        text.rstrip()
+        self.verdict_line.update(text)
+        ops = len(self.session.patch()) if not self.session.drafts else None
+        patch = Text()
+        patch.append("patch ", palette.DIM)
+        patch.append("(not valid JSON yet)" if ops is None else f"{ops} op{'s' * (ops != 1)}", "bold")
+        model = self.session.current(("params",)).get("model")
+        patch.append(" · model ", palette.DIM)
+        patch.append(one_line(str(model)), "bold")
+        edited = sum(1 for t in self.session.targets if self.session.edited(t.key))
+        patch.append(f" · {edited} part{'s' * (edited != 1)} edited", palette.DIM)
+        patch.no_wrap, patch.overflow = True, "ellipsis"
+        self.patch_line.update(patch)
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        in_editor = self.focused is self.editor
+        block = self.session.current(self.key) if self.key[0] == "block" else None
+        kind = block.get("type") if isinstance(block, dict) else None
+        if action == "tool_error":
+            return not in_editor and kind == "tool_result"
+        if action == "tool_input":
+            return not in_editor and kind == "tool_use"
+        if action == "delete":
+            return not in_editor and self.key[0] == "block" and not self.session.deleted(self.key)
+        if action in ("model", "restore"):
+            return not in_editor if action == "model" else (not in_editor and self.session.edited(self.key))
+        if action == "review":
+            ready = self.verdict is not None and not self.pending and self.verdict.sendable
+            return True if ready and not self._starting else None
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def action_tool_error(self) -> None:
+        key = self.key
+
+        def answer(value: str | None) -> None:
+            if value is not None:
+                self.session.tool_error(key, value)
+                self._after_quick_edit()
+
+        self.app.push_screen(PromptScreen("The tool's error message (the result becomes is_error: true)",
+                                          value="the tool failed"), answer)
+
+    def action_tool_input(self) -> None:
+        key = self.key
+        block = self.session.current(key)
+
+        def answer(value: str | None) -> None:
+            if value is None:
+                return
+            try:
+                parsed = jsonio.loads(value, "input")
+            except LoadError as exc:
+                self.notify(f"Not JSON: {exc.what}", severity="error", markup=False)
+                return
+            self.session.tool_input(key, parsed)
+            self._after_quick_edit()
+
+        self.app.push_screen(PromptScreen(f"New input for {one_line(str(block.get('name')))} (JSON)",
+                                          value=jsonio.dumps(block.get("input")).decode("utf-8", "replace")), answer)
+
+    def action_delete(self) -> None:
+        self.session.delete(self.key)
+        self._after_quick_edit()
+
+    def action_restore(self) -> None:
+        self.session.restore(self.key)
+        self._after_quick_edit()
+
+    def action_model(self) -> None:
+        current = str(self.session.current(("params",)).get("model") or "")
+
+        def answer(value: str | None) -> None:
+            if value and value.strip() and value.strip() != current:
+                self.session.model(value.strip())
+                self._relabel(("params",))
+                if self.key == ("params",):
+                    self._load()
+                self._schedule_check()
+
+        self.app.push_screen(PromptScreen("Send the branch to model", value=current), answer)
+
+    def action_close(self) -> None:
+        if self.focused is self.editor:
+            self.options.focus()
+            return
+        if any(self.session.edited(t.key) for t in self.session.targets):
+            self.notify("Branch edits discarded.", timeout=3)
+        self.dismiss()
+
+    # -- sending -------------------------------------------------------------------------
+
+    def action_review(self) -> None:
+        self._commit()
+        verdict = self.verdict
+        if verdict is None or self.pending or not verdict.sendable:
+            return
+        try:
+            api.api_key()
+        except api.NoApiKey as exc:
+            self.notify(str(exc), title="No API key", severity="error", markup=False, timeout=15)
+            return
+        doc = self.session.document()
+        screen = ReviewScreen(parent=self.run.source.path, at=self.at,
+                              dropped=len(self.run.messages) - self.at - 1, model=str(doc.get("model")),
+                              patch=self.session.patch(), verdict=verdict, max_steps=runner.DEFAULT_MAX_STEPS,
+                              saving_to=str(store.branches_root(self.data_dir)))
+
+        def answer(max_steps: int | None) -> None:
+            if max_steps is not None and not self._starting:
+                self._starting = True
+                self.refresh_bindings()
+                self._start(self.session.patch(), max_steps)
+
+        self.app.push_screen(screen, answer)
+
+    @work(thread=True, exclusive=True, group="branch-start")
+    def _start(self, patch: list, max_steps: int) -> None:
+        """Hash the parent, apply and check the patch, save the branch file (the runner sends nothing yet)."""
+        try:
+            sha = store.sha256_of(self.run.source.path)
+            branch = runner.start(self.run, self.at, patch, resolver="recorded", parent_sha=sha,
+                                  max_steps=max_steps, data_dir=self.data_dir, sidecars=self.sidecars)
+        except (UsageError, LoadError) as exc:
+            self.post_message(self.Started(None, str(exc), max_steps))
+        except OSError as exc:
+            self.post_message(self.Started(None, f"cannot save the branch: {exc.strerror or exc}", max_steps))
+        else:
+            self.post_message(self.Started(branch, None, max_steps))
+
+    def on_branch_editor_screen_started(self, message: Started) -> None:
+        self._starting = False
+        self.refresh_bindings()
+        if message.branch is None:
+            self.notify(message.error or "the branch could not start", title="Not sent", severity="error",
+                        markup=False, timeout=10)
+            return
+        from tui.app.screens.branch_run import BranchRunScreen
+
+        self.app.push_screen(BranchRunScreen(message.branch, message.max_steps))
