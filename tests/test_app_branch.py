@@ -150,3 +150,27 @@ async def test_no_api_key_says_how_to_set_it_and_sends_nothing(api_env, tmp_path
         notes = " ".join(str(n.message) for n in app._notifications)
         assert "ANTHROPIC_API_KEY is not set" in notes and "export ANTHROPIC_API_KEY=" in notes
     assert api_env.requests == [] and not (tmp_path / "data").exists()
+
+
+async def test_escape_cancels_a_stalled_stream_and_the_file_keeps_only_complete_turns(api_env, tmp_path):
+    api_env.add(Turn([text("Let me think about what to tell the customer now that the policy is unavailable.")],
+                     stall_after=6))
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open_editor(pilot)
+        await _policy_error(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("enter")
+        streaming = await until_text(pilot, "streaming …")
+        await until(pilot, lambda: api_env.stalled.is_set(), what="the server to stall")
+        streaming = await until_text(pilot, "Let me")  # part of the turn, as it arrived
+        assert "[5] assistant · streaming …" in streaming
+        await pilot.press("escape")
+        shown = await until_text(pilot, "cancelled after 0 model calls")
+        assert "streaming …" not in shown  # the turn in flight is dropped from the screen too
+        path = app.screen.saved_path
+    api_env.release.set()
+    saved = store.load(path)
+    assert len(saved.messages) == 5 and saved.lineage["status"] == "cancelled"
+    assert saved.messages[4]["content"][0]["content"] == POLICY_DOWN

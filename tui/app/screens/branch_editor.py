@@ -64,12 +64,12 @@ class BranchEditorScreen(Screen):
             "message up to N) and edit its JSON, or use a quick edit from the list. The edit is checked as "
             "you type; an edit the API would reject cannot be sent. ctrl+s reviews the patch and sends it.")
     BINDINGS = [
-        Binding("ctrl+s", "review", "Review & send", id="branch.send"),
-        Binding("e", "tool_error", "Tool error", id="branch.tool_error"),
-        Binding("d", "delete", "Delete block", id="branch.delete"),
-        Binding("i", "tool_input", "Tool input", id="branch.tool_input"),
+        Binding("ctrl+s", "review", "Send…", id="branch.send"),
+        Binding("e", "tool_error", "Error result", id="branch.tool_error"),
+        Binding("d", "delete", "Delete", id="branch.delete"),
+        Binding("i", "tool_input", "Input", id="branch.tool_input"),
         Binding("m", "model", "Model", id="branch.model"),
-        Binding("u", "restore", "Undo part", id="branch.restore"),
+        Binding("u", "restore", "Undo", id="branch.restore"),
         Binding("escape", "close", "Close", id="branch.close"),
     ]
 
@@ -133,14 +133,15 @@ class BranchEditorScreen(Screen):
                       and t.key[1] == self.at), 0)
         self.options.highlighted = first
         self.options.focus()
+        self.call_after_refresh(self.options.scroll_to_highlight)
         self._schedule_check()
 
     # -- the list ------------------------------------------------------------------------
 
     def _label(self, k: int) -> Text:
         target = self.session.targets[k]
-        mark = "✎ " if self.session.edited(target.key) else "  "
-        text = Text(mark, palette.WARNING)
+        text = Text()
+        text.append("✎ " if self.session.edited(target.key) else "  ", palette.WARNING)
         text.append(target.label, "strike" if self.session.deleted(target.key) else "")
         text.no_wrap, text.overflow = True, "ellipsis"
         return text

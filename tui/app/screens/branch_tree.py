@@ -37,15 +37,18 @@ def flatten(entries: list[store.BranchEntry], depth: int = 0, parent: str | None
 
 
 def entry_text(depth: int, entry: store.BranchEntry) -> Text:
+    """Two lines: index, status, size, model, resolver; then when it was made and its file."""
     lineage = entry.lineage
-    text = Text("  " * depth + ("└ " if depth else ""), palette.DIM)
+    indent = "  " * depth + ("└ " if depth else "")
+    text = Text()
+    text.append(indent, palette.DIM)
     text.append(f"at {entry.at}", "bold")
     text.append(f" · {one_line(entry.status)}", palette.WARNING if entry.status in ("api_error", "cancelled") else "")
     text.append(f" · {entry.messages} messages · {one_line(str(lineage.get('model')))}"
                 f" · {one_line(str(lineage.get('resolver')))}", palette.DIM)
-    created = str(lineage.get("created", ""))[:19].replace("T", " ")
-    text.append(f" · {one_line(created)}\n", palette.DIM)
-    text.append("  " * depth + ("  " if depth else "") + "  " + one_line(os.path.basename(entry.path)))
+    created = one_line(str(lineage.get("created", ""))[:19].replace("T", " "))
+    text.append("\n" + " " * len(indent) + f"  {created} · ", palette.DIM)
+    text.append(one_line(os.path.basename(entry.path)))
     return text
 
 
@@ -55,7 +58,7 @@ class BranchTreeScreen(Screen):
     HELP = ("The branches made from this run (and, indented, the branches made from them). Enter shows the "
             "highlighted branch beside the run it was made from; o opens it in the stepper; Escape goes back.")
     BINDINGS = [
-        Binding("enter", "compare", "Side by side", show=False, id="tree.compare"),
+        Binding("enter", "compare", "Side by side", id="tree.compare"),
         Binding("o", "open", "Open in stepper", id="tree.open"),
         Binding("escape", "back", "Back", id="tree.back"),
     ]
@@ -96,7 +99,8 @@ class BranchTreeScreen(Screen):
         self.rows = message.rows
         name = one_line(os.path.basename(self.run.source.path))
         top = sum(1 for depth, _, _ in self.rows if depth == 0)
-        title = Text(f"branches of {name}", "bold")
+        title = Text()
+        title.append(f"branches of {name}", "bold")
         title.append(f" · {top} made from it, {len(self.rows) - top} from its branches · under "
                      f"{one_line(str(store.branches_root(self.data_dir)))}", palette.DIM)
         title.no_wrap, title.overflow = True, "ellipsis"

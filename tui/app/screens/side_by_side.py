@@ -11,6 +11,7 @@ Everything is drawn with the Line API, only the rows on screen.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.text import Text
@@ -23,9 +24,9 @@ from textual.widgets import Footer, Static
 from tui.app import palette
 from tui.app.blocks import FOLD_ROWS, OUTPUT_ROWS
 from tui.app.lines import Document, Part, Rows, Target
-from tui.app.screens.stepper import short_path
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts
+from tui.core.producers import producer_at
 from tui.core.run import Run
 from tui.core.safe import one_line
 
@@ -54,10 +55,14 @@ class Paired(Part):
 
     def row(self, k: int, width: int) -> Text:
         left, right, half = self._layout(width)
-        text = left.row(k) if k < len(left) else Text("")
-        text = text.copy()
-        text.truncate(half, overflow="ellipsis", pad=True)
-        return text + Text(GAP, palette.DIM) + (right.row(k) if k < len(right) else Text(""))
+        cell = left.row(k).copy() if k < len(left) else Text("")
+        cell.truncate(half, overflow="ellipsis", pad=True)
+        text = Text()  # no base style: each side keeps its own
+        text.append(cell)
+        text.append(GAP, palette.DIM)
+        if k < len(right):
+            text.append(right.row(k))
+        return text
 
 
 class PairedView(LineView):
@@ -121,15 +126,16 @@ class SideBySideScreen(Screen):
             why = "the branch stopped before it" if branch else "the original run ended before it"
             return [Rows([Text(f"[{i}] no message {i}: {why}", palette.NOTE)], ("message", i))]
         message = run.messages[i]
-        call = run.call_for(i)
         if i == self.at:
             note = "edited" if branch else "as recorded"
-        elif call is not None:
-            k = run.call_index(i)
-            note = f"{'branch ' if branch else ''}call {(k or 0) + 1 - (self._calls_before if branch else 0)}" \
-                   f" · {one_line(str(call.stop_reason))}"
         else:
-            note = "loop" if isinstance(message, dict) and message.get("role") == "user" else ""
+            producer = producer_at(run, i)
+            note = producer.label
+            if producer.call is not None and branch:
+                note = f"branch call {producer.call + 1 - self._calls_before}"
+            if producer.stop_reason is not None:
+                stop = one_line(str(producer.stop_reason))
+                note += f" · ({stop})" if producer.stop_inferred else f" · {stop}"
         rows, opened = FOLD_ROWS, set()
         if i in self.opened:  # every block of the message open, on both sides
             content = message.get("content") if isinstance(message, dict) else None
@@ -160,20 +166,18 @@ class SideBySideScreen(Screen):
 
     def _describe(self) -> None:
         text = Text()
-        original = one_line(short_path(self.original.source.path))
-        branch = one_line(short_path(self.branch.source.path))
+        original = one_line(os.path.basename(self.original.source.path))
+        branch = one_line(os.path.basename(self.branch.source.path))
         if self._wide:
-            text.append("original ", "bold")
-            text.append(original, palette.DIM)
-            text.append("  ·  ")
-            text.append("branch ", "bold")
-            text.append(branch, palette.DIM)
+            text.append("original", "bold")
+            text.append(" (left) · ")
+            text.append("branch", "bold")
+            text.append(f" (right) · from message {self.at} · {original} · {branch}", palette.DIM)
         else:
-            shown, other = (("branch", branch), "original") if self.side == "branch" else (("original", original), "branch")
-            text.append(shown[0] + " ", "bold")
-            text.append(shown[1], palette.DIM)
-            text.append(f"  ·  x shows the {other}", palette.DIM)
-        text.append(f"  ·  from message {self.at}", palette.DIM)
+            shown, other = ("branch", "original") if self.side == "branch" else ("original", "branch")
+            text.append(shown, "bold")
+            text.append(f" · x shows the {other} · from message {self.at} · "
+                        f"{branch if shown == 'branch' else original}", palette.DIM)
         text.no_wrap, text.overflow = True, "ellipsis"
         self.header.update(text)
 
