@@ -38,6 +38,9 @@ SCENES = {
     "narrow": (REFUND, {"at": 5}, (80, 24), [], "80x24 over SSH: the panes stack"),
     "picker": (None, {}, (110, 32), [], "The run picker"),
     "keys": (REFUND, {"at": 5}, (110, 48), ["question_mark"], "? lists every key"),
+    "branch_editor": (REFUND, {"at": 4}, (130, 36),
+                      ["b", "e", "ctrl+u", *("space" if c == " " else c for c in "policy service unavailable (503)"),
+                       "enter"], "b: the branch editor, lookup_policy's result made an error"),
 }
 
 

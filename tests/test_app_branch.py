@@ -114,6 +114,11 @@ async def test_typing_invalid_json_blocks_sending_until_fixed(api_env, tmp_path)
         await pilot.press("{")
         assert "✓ no findings" in await checked(pilot)
         assert not editor.session.edited(("block", 4, 0))  # typed back to what it was: no edit
+        await pilot.press("escape")  # out of the JSON editor, back to the list
+        assert app.focused is editor.options
+        await pilot.press("escape")  # and the editor closes, back to the stepper at the same index
+        await settle(pilot)
+        assert app.screen is not editor and app.screen.index == 4
 
 
 async def test_a_400_is_shown_in_the_apis_words_and_nothing_is_lost(api_env, tmp_path):
@@ -174,3 +179,74 @@ async def test_escape_cancels_a_stalled_stream_and_the_file_keeps_only_complete_
     saved = store.load(path)
     assert len(saved.messages) == 5 and saved.lineage["status"] == "cancelled"
     assert saved.messages[4]["content"][0]["content"] == POLICY_DOWN
+
+
+async def _send(pilot, steps_down: int = 0) -> None:
+    await pilot.press("ctrl+s")
+    await until_text(pilot, "Send this branch?")
+    for _ in range(steps_down):
+        await pilot.press("minus")
+    await pilot.press("enter")
+
+
+async def test_model_override_and_step_limit(api_env, tmp_path):
+    api_env.add(Turn([tool_use("toolu_S1", "issue_refund", {"order_id": "4471", "amount_cents": 8900})], "tool_use"))
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _open_editor(pilot)
+        await pilot.press("m", "ctrl+u")
+        await type_text(pilot, "claude-override-1")
+        await pilot.press("enter")
+        shown = await checked(pilot)
+        assert "model claude-override-1" in shown and "✎ params · model, max_tokens" in shown
+        await _send(pilot, steps_down=9)  # a step limit of 1 model call
+        shown = await until_text(pilot, "stopped at the step limit after 1 model call")
+        assert "up to 1 model calls" in shown
+        path = app.screen.saved_path
+    sent = api_env.bodies[0]
+    assert sent["model"] == "claude-override-1" and len(api_env.bodies) == 1
+    saved = store.load(path)
+    assert saved.lineage["model"] == "claude-override-1" and saved.lineage["max_steps"] == 1
+    assert {"op": "replace", "path": "/model", "value": "claude-override-1"} in saved.lineage["patch"]
+    assert saved.lineage["status"] == "max_steps" and len(saved.messages) == 6  # the call is left unanswered
+
+
+@pytest.mark.parametrize("replies, expected", [
+    ([Error(401, "authentication_error", "invalid x-api-key")],
+     "the API answered 401 authentication_error: invalid x-api-key"),
+    ([Error(529, "overloaded_error", "Overloaded")] * 3,  # the first try and the SDK's two retries
+     "the API answered 529 overloaded_error: Overloaded"),
+    ([Error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")] * 3,
+     "the API answered 429 rate_limit_error: Number of request tokens has exceeded"),
+])
+async def test_api_failures_are_shown_and_nothing_is_lost(api_env, tmp_path, replies, expected):
+    api_env.add(*replies)
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _open_editor(pilot)
+        await _policy_error(pilot)
+        await _send(pilot)
+        shown = await until_text(pilot, expected)
+        assert "the branch is saved up to message 4" in shown
+        path = app.screen.saved_path
+    assert len(api_env.bodies) == len(replies)
+    saved = store.load(path)
+    assert len(saved.messages) == 5 and saved.lineage["status"] == "api_error"
+
+
+async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path, monkeypatch):
+    import socket
+
+    with socket.socket() as closed:  # a port on 127.0.0.1 nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await _open_editor(pilot)
+        await _policy_error(pilot)
+        await _send(pilot)
+        shown = await until_text(pilot, "could not reach the API", timeout=60)
+        assert "the branch is saved up to message 4" in shown
+        path = app.screen.saved_path
+    assert store.load(path).lineage["status"] == "api_error"

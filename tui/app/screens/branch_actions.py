@@ -19,8 +19,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from tui.app.screens.stepper import StepperScreen
 
 
+# Not in the footer: at 80 columns it would push "? Keys" off it. ``?`` lists both, and the
+# stepper's help says what they do.
 BRANCH_BINDINGS = [
-    Binding("b", "branch", "Branch", id="stepper.branch"),
+    Binding("b", "branch", "Branch", show=False, id="stepper.branch"),
     Binding("B", "branches", "Branches", show=False, id="stepper.branches"),
 ]
 

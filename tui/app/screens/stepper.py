@@ -50,7 +50,8 @@ class StepperScreen(BranchActions, StepperActions, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
-            "request that produced it (1), its exact JSON (2), the account of it (3) or all findings (4).")
+            "request that produced it (1), its exact JSON (2), the account of it (3) or all findings (4). "
+            "b edits the request at N and re-runs the model from there (a branch); B lists the run's branches.")
     BINDINGS = [*STEPPER_BINDINGS, *BRANCH_BINDINGS]
     COMMANDS = {GoToProvider}
 
