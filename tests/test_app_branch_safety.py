@@ -102,6 +102,6 @@ async def test_every_branch_key_is_listed_with_its_help(tmp_path):
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         listed = app.screen.query_one("#help-text").render().plain
-        for words in ("The branch editor.", _row("e", "Error result"), _row("d", "Delete"), _row("i", "Input"),
+        for words in ("The branch editor.", _row("e", "Error"), _row("d", "Delete"), _row("i", "Input"),
                       _row("m", "Model"), _row("u", "Undo"), _row("^s", "Send…"), _row("esc", "Close")):
             assert words in listed, words

@@ -117,6 +117,7 @@ class EditSession:
         self.drafts: dict[Key, tuple[str, str]] = {}  # key -> (text, why it does not parse)
         self.targets = targets(base)
         self.by_key = {t.key: t for t in self.targets}
+        self.row = {t.key: k for k, t in enumerate(self.targets)}
 
     # -- parts ---------------------------------------------------------------------------
 
@@ -140,6 +141,9 @@ class EditSession:
 
     def edited(self, key: Key) -> bool:
         return key in self.values or key in self.drafts
+
+    def edited_count(self) -> int:
+        return len(self.values.keys() | self.drafts.keys())
 
     def text(self, key: Key) -> str:
         """What the editor shows for ``key``: a draft that does not parse yet, or the value's JSON."""

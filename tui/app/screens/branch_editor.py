@@ -22,13 +22,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static, TextArea
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Static, TextArea
 
 from tui.app import palette
 from tui.app.branch_edit import EditSession, Key, Verdict, verdict_for
 from tui.app.screens.branch_dialogs import ReviewScreen, finding_lines
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.target_list import TargetList
 from tui.core import jsonio
 from tui.core.branch import api, patch as patches, runner, store
 from tui.core.errors import LoadError, UsageError
@@ -65,7 +65,7 @@ class BranchEditorScreen(Screen):
             "you type; an edit the API would reject cannot be sent. ctrl+s reviews the patch and sends it.")
     BINDINGS = [
         Binding("ctrl+s", "review", "Send…", id="branch.send"),
-        Binding("e", "tool_error", "Error result", id="branch.tool_error"),
+        Binding("e", "tool_error", "Error", id="branch.tool_error"),
         Binding("d", "delete", "Delete", id="branch.delete"),
         Binding("i", "tool_input", "Input", id="branch.tool_input"),
         Binding("m", "model", "Model", id="branch.model"),
@@ -74,7 +74,7 @@ class BranchEditorScreen(Screen):
     ]
 
     header = getters.query_one("#branch-header", Static)
-    options = getters.query_one("#branch-targets", OptionList)
+    options = getters.query_one("#branch-targets", TargetList)
     editor = getters.query_one("#branch-text", TextArea)
     where = getters.query_one("#branch-where", Static)
     verdict_line = getters.query_one("#branch-verdict", Static)
@@ -113,7 +113,7 @@ class BranchEditorScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="branch-header")
         with Horizontal(id="branch-panes"):
-            yield OptionList(*self._options(), id="branch-targets")
+            yield TargetList(len(self.session.targets), self._label, id="branch-targets")
             with Vertical(id="branch-edit"):
                 yield Static(id="branch-where")
                 language = json_language()
@@ -131,9 +131,10 @@ class BranchEditorScreen(Screen):
         self.header.update(text)
         first = next((k for k, t in enumerate(self.session.targets) if t.key[0] in ("block", "content")
                       and t.key[1] == self.at), 0)
-        self.options.highlighted = first
+        self.key = self.session.targets[first].key
         self.options.focus()
-        self.call_after_refresh(self.options.scroll_to_highlight)
+        self._load()
+        self.call_after_refresh(self.options.move_to, first)
         self._schedule_check()
 
     # -- the list ------------------------------------------------------------------------
@@ -146,23 +147,17 @@ class BranchEditorScreen(Screen):
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
 
-    def _options(self) -> list[Option]:
-        return [Option(self._label(k), id=f"t{k}") for k in range(len(self.session.targets))]
-
     def _relabel(self, key: Key) -> None:
-        for k, target in enumerate(self.session.targets):
-            if target.key == key:
-                self.options.replace_option_prompt_at_index(k, self._label(k))
-                return
+        self.options.refresh_row(self.session.row[key])
 
-    @on(OptionList.OptionHighlighted, "#branch-targets")
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    @on(TargetList.Highlighted)
+    def _highlighted(self, event: TargetList.Highlighted) -> None:
         self._commit()
-        self.key = self.session.targets[event.option_index].key
+        self.key = self.session.targets[event.index].key
         self._load()
 
-    @on(OptionList.OptionSelected, "#branch-targets")
-    def _selected(self, event: OptionList.OptionSelected) -> None:
+    @on(TargetList.Selected)
+    def _selected(self, event: TargetList.Selected) -> None:
         if not self.session.deleted(self.key):
             self.editor.focus()
 
@@ -264,7 +259,7 @@ class BranchEditorScreen(Screen):
         model = self.session.current(("params",)).get("model")
         patch.append(" · model ", palette.DIM)
         patch.append(one_line(str(model)), "bold")
-        edited = sum(1 for t in self.session.targets if self.session.edited(t.key))
+        edited = self.session.edited_count()
         patch.append(f" · {edited} part{'s' * (edited != 1)} edited", palette.DIM)
         patch.no_wrap, patch.overflow = True, "ellipsis"
         self.patch_line.update(patch)
@@ -345,7 +340,7 @@ class BranchEditorScreen(Screen):
         if self.focused is self.editor:
             self.options.focus()
             return
-        if any(self.session.edited(t.key) for t in self.session.targets):
+        if self.session.edited_count():
             self.notify("Branch edits discarded.", timeout=3)
         self.dismiss()
 
