@@ -250,3 +250,20 @@ async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path,
         assert "the branch is saved up to message 4" in shown
         path = app.screen.saved_path
     assert store.load(path).lineage["status"] == "api_error"
+
+
+async def test_changing_a_tool_use_input_from_the_list(tmp_path):
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await _open_editor(pilot)
+        await pilot.press("up")  # [3.1] the lookup_policy call
+        await settle(pilot)
+        assert editor.key == ("block", 3, 1) and editor.check_action("tool_input", ()) is True
+        assert editor.check_action("tool_error", ()) is False  # not a tool_result: not offered
+        await pilot.press("i", "ctrl+u")
+        await type_text(pilot, '{"topic": "returns"}')
+        await pilot.press("enter")
+        shown = await checked(pilot)
+        assert "✓ no findings" in shown and '"topic": "returns"' in editor.editor.text
+        patch = editor.session.patch()
+        assert {"op": "replace", "path": "/messages/3/content/1/input/topic", "value": "returns"} in patch

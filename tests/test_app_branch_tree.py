@@ -9,6 +9,7 @@ from app_helpers import REFUND, screen_text, settle
 from branch_app_helpers import api_env, branch_app, until, until_text  # noqa: F401
 from fake_messages_api_stream import Turn, stream_api, text  # noqa: F401
 
+from tui.app.screens.branch_editor import BranchEditorScreen
 from tui.app.screens.branch_tree import BranchTreeScreen
 from tui.app.screens.side_by_side import SideBySideScreen
 from tui.app.screens.stepper import StepperScreen
@@ -121,5 +122,10 @@ async def test_o_opens_a_branch_in_the_stepper(tree, tmp_path):
         await settle(pilot)
         assert app.screen.index == 4
         assert app.screen.view.run.messages[5]["content"][0]["text"].startswith("Sorry: the policy")
+        await pilot.press("b")  # a branch file can be branched again, in the app too
+        await settle(pilot)
+        assert isinstance(app.screen, BranchEditorScreen) and app.screen.run.source.path == tree["first"]
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("B")  # the branch's own tree: the branch made from it
         await until_text(pilot, "1 made from it, 0 from its branches")
