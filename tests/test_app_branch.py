@@ -267,3 +267,33 @@ async def test_changing_a_tool_use_input_from_the_list(tmp_path):
         assert "✓ no findings" in shown and '"topic": "returns"' in editor.editor.text
         patch = editor.session.patch()
         assert {"op": "replace", "path": "/messages/3/content/1/input/topic", "value": "returns"} in patch
+
+
+async def test_recorded_then_an_error_result_then_a_call_left_unanswered(api_env, tmp_path):
+    api_env.add(Turn([tool_use("toolu_E1", "issue_refund", {"order_id": "4471", "amount_cents": 8900})], "tool_use"),
+                Turn([tool_use("toolu_E2", "issue_refund", {"order_id": "4471", "amount_cents": 100})], "tool_use"),
+                Turn([tool_use("toolu_E3", "lookup_policy", {"topic": "returns"})], "tool_use"))
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await _open_editor(pilot)
+        await _policy_error(pilot)
+        await _send(pilot)
+        # E1 is the run's own call at message 5 (same tool, same input): its recorded result, no dialog
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the second call")
+        assert app.screen.call.id == "toolu_E2"
+        await type_text(pilot, "card declined")
+        await pilot.press("ctrl+t")  # sent as an error result
+        await until(pilot, lambda: isinstance(app.screen, AnswerScreen) and app.screen.call.id == "toolu_E3",
+                    what="the third call")
+        await pilot.press("escape")  # stop the branch here, the call unanswered
+        shown = await until_text(pilot, "a tool call is left unanswered")
+        assert "issue_refund toolu_E1: answered by recorded (message 6)" in shown
+        assert "issue_refund toolu_E2: answered by manual (error) ERROR" in shown
+        assert "lookup_policy toolu_E3: left unanswered" in shown
+        path = app.screen.saved_path
+    assert api_env.bodies[1]["messages"][6]["content"][0]["content"] == '{"refund_id":"re_9d2","amount_cents":8900,"state":"succeeded"}'
+    assert api_env.bodies[2]["messages"][8]["content"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_E2", "content": "card declined", "is_error": True}]
+    saved = store.load(path)  # ends with the unanswered call: `turnscope branch --resume` can answer it
+    assert saved.lineage["status"] == "stopped" and len(saved.messages) == 10
+    assert saved.messages[-1]["content"][0]["id"] == "toolu_E3"
