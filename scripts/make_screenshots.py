@@ -43,6 +43,9 @@ SCENES = {
     "provenance": (INVENTED, {"at": 5}, (130, 40), [], "Where the tool inputs came from (an invented order id)"),
     "diff": (REFUND, {"diff": INVENTED}, (130, 40), [], "Diff: two runs from their first divergence"),
     "diff-narrow": (REFUND, {"diff": INVENTED}, (80, 24), ["n"], "Diff at 80x24: A above B"),
+    "branch_editor": (REFUND, {"at": 4}, (130, 36),
+                      ["b", "e", "ctrl+u", *("space" if c == " " else c for c in "policy service unavailable (503)"),
+                       "enter"], "b: the branch editor, lookup_policy's result made an error"),
 }
 
 

@@ -23,6 +23,7 @@ from tui.app.commands import GoToProvider
 from tui.app.runview import RunView
 from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
 from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
+from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions
 from tui.app.widgets.account_view import AccountView
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
@@ -47,13 +48,14 @@ def short_path(path: str) -> str:
 TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens"}
 
 
-class StepperScreen(AnalysisActions, StepperActions, Screen):
+class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5). D diffs the run against another file.")
-    BINDINGS = with_analysis_bindings(STEPPER_BINDINGS)
+            "what each request cost in tokens (5). D diffs the run against another file. b edits the request "
+            "at N and re-runs the model from there (a branch); B lists the run's branches.")
+    BINDINGS = with_analysis_bindings([*STEPPER_BINDINGS, *BRANCH_BINDINGS])
     COMMANDS = {GoToProvider, DiffProvider}
 
     header = getters.query_one("#run-header", Static)

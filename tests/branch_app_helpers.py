@@ -1,0 +1,67 @@
+"""Helpers for the in-app branch tests: the app with its branch files under a temporary data dir,
+the fake Messages API in the environment, typing, and waiting for what a user would wait for."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from app_helpers import REFUND, app_for, screen_text, settle
+from fake_messages_api_stream import FakeMessagesAPI
+
+from tui.core.branch import patch as patches
+from tui.formats import open_run
+
+POLICY_DOWN = "policy service unavailable (503)"
+
+
+@pytest.fixture
+def api_env(stream_api: FakeMessagesAPI, monkeypatch) -> FakeMessagesAPI:
+    """The fake server as the SDK's endpoint (ANTHROPIC_BASE_URL) with a dummy key."""
+    for name, value in stream_api.env().items():
+        monkeypatch.setenv(name, value)
+    return stream_api
+
+
+def branch_app(tmp_path: Path, path=REFUND, at: int = 4, **options):
+    app = app_for(path, tmp_path, at=at, **options)
+    app.branch_data_dir = str(tmp_path / "data")
+    return app
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*["space" if c == " " else c for c in text])
+
+
+async def until(pilot, condition, timeout: float = 30.0, what: str = "") -> None:
+    """Pause until ``condition()`` holds (the app keeps running meanwhile)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what or condition}:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.05)
+
+
+async def until_text(pilot, words: str, timeout: float = 30.0) -> str:
+    await until(pilot, lambda: words in screen_text(pilot.app), timeout, repr(words))
+    return screen_text(pilot.app)
+
+
+async def checked(pilot) -> str:
+    """Wait for the editor's debounced check to come back; the screen text."""
+    from tui.app.screens.branch_editor import BranchEditorScreen
+
+    screen = pilot.app.screen
+    assert isinstance(screen, BranchEditorScreen)
+    await until(pilot, lambda: not screen.pending, what="the edit to be checked")
+    await settle(pilot)
+    return screen_text(pilot.app)
+
+
+def expected_request(at: int = 4, text: str = POLICY_DOWN) -> dict:
+    """The refund run's request with lookup_policy's result turned into an error (the core's quick edit)."""
+    parent = open_run(str(REFUND))
+    base = patches.base_document(parent, at)
+    return patches.apply(base, patches.tool_error(base, "toolu_01Ef", text), at)

@@ -1,0 +1,248 @@
+"""The branch editor: edit the request at index N, see the grammar check as you type, then send it.
+
+The list (left, or top at 80 columns) holds every part that can be edited: the params
+(model, max_tokens, temperature, thinking, ...), the system prompt, each tool's
+description and schema, and every block of messages 0..N. The part under the cursor is
+in the JSON editor beside it; quick edits act on it from the list (``e`` a tool_result
+becomes an error, ``d`` deletes a block, ``i`` changes a tool_use input, ``m`` the model,
+``u`` undoes). The edited request is checked a moment after each change, in a worker;
+an edit that the API would reject cannot be sent, and the finding says where (index and
+block). ``ctrl+s`` shows the RFC 6902 patch and what will be sent, then starts the branch
+(``tui.core.branch.runner.start``) and opens the run screen. The keys and the sending are
+in ``branch_editor_actions``; the edits themselves in ``tui.app.branch_edit``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual import getters, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TextArea
+
+from tui.app import palette
+from tui.app.branch_edit import EditSession, Key, Verdict, verdict_for
+from tui.app.screens.branch_dialogs import finding_lines
+from tui.app.screens.branch_editor_actions import EDITOR_BINDINGS, EditorActions
+from tui.app.widgets.target_list import TargetList
+from tui.core.branch import patch as patches
+from tui.core.run import Run
+from tui.core.safe import one_line
+
+#: Seconds after the last key before the edited request is checked.
+DEBOUNCE = 0.25
+
+
+def json_language() -> str | None:
+    """``"json"`` when tree-sitter's JSON grammar is installed (highlighting), else plain text.
+
+    tree-sitter 0.26 crashes the process (a segfault) under Textual 8's TextArea, so with
+    it installed the editor stays plain text rather than taking the app down.
+    """
+    try:
+        from importlib.metadata import version
+
+        major, minor = (int(p) for p in version("tree-sitter").split(".")[:2])
+        if (major, minor) >= (0, 26):
+            return None
+        from textual._tree_sitter import get_language
+    except Exception:  # noqa: BLE001 - not installed, or Textual moved it: plain text
+        return None
+    return "json" if get_language("json") is not None else None
+
+
+class BranchEditorScreen(EditorActions, Screen):
+    """Edit one part of the request for message N+1 (messages 0..N), then send it as a branch."""
+
+    HELP = ("The branch editor. Pick a part of the request (params, system prompt, a tool, a block of any "
+            "message up to N) and edit its JSON, or use a quick edit from the list. The edit is checked as "
+            "you type; an edit the API would reject cannot be sent. ctrl+s reviews the patch and sends it.")
+    BINDINGS = EDITOR_BINDINGS
+
+    header = getters.query_one("#branch-header", Static)
+    options = getters.query_one("#branch-targets", TargetList)
+    editor = getters.query_one("#branch-text", TextArea)
+    where = getters.query_one("#branch-where", Static)
+    verdict_line = getters.query_one("#branch-verdict", Static)
+    patch_line = getters.query_one("#branch-patch", Static)
+
+    class Checked(Message):
+        def __init__(self, generation: int, verdict: Verdict) -> None:
+            super().__init__()
+            self.generation = generation
+            self.verdict = verdict
+
+    def __init__(self, run: Run, at: int, sidecars: dict[str, str | None] | None = None,
+                 data_dir: str | None = None) -> None:
+        super().__init__()
+        self.run = run
+        self.at = at
+        self.sidecars = {k: v for k, v in (sidecars or {}).items() if v}
+        self.data_dir = data_dir
+        self.session = EditSession(patches.base_document(run, at), at)
+        self.key: Key = self.session.targets[0].key
+        self.verdict: Verdict | None = None
+        self.generation = 0
+        self.checked_generation = -1
+        self.pending = True  # the verdict shown is out of date (a change not yet checked)
+        self._dirty = False  # the editor holds text not yet taken into the session
+        self._timer = None
+        self._starting = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="branch-header")
+        with Horizontal(id="branch-panes"):
+            yield TargetList(len(self.session.targets), self._label, id="branch-targets")
+            with Vertical(id="branch-edit"):
+                yield Static(id="branch-where")
+                language = json_language()
+                yield TextArea.code_editor(language=language, theme="css", soft_wrap=True, id="branch-text")
+        yield Static(id="branch-verdict")
+        yield Static(id="branch-patch")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        text = Text()
+        text.append(f"branch at message {self.at}", "bold")
+        text.append(f" · {one_line(os.path.basename(self.run.source.path))} · edit the request for message "
+                    f"{self.at + 1}; messages after {self.at} are dropped", palette.DIM)
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.header.update(text)
+        first = next((k for k, t in enumerate(self.session.targets) if t.key[0] in ("block", "content")
+                      and t.key[1] == self.at), 0)
+        self.key = self.session.targets[first].key
+        self.options.focus()
+        self._load()
+        self.call_after_refresh(self.options.move_to, first)
+        self._schedule_check()
+
+    # -- the list ------------------------------------------------------------------------
+
+    def _label(self, k: int) -> Text:
+        target = self.session.targets[k]
+        text = Text()
+        text.append("✎ " if self.session.edited(target.key) else "  ", palette.WARNING)
+        text.append(target.label, "strike" if self.session.deleted(target.key) else "")
+        text.no_wrap, text.overflow = True, "ellipsis"
+        return text
+
+    def _relabel(self, key: Key) -> None:
+        self.options.refresh_row(self.session.row[key])
+
+    @on(TargetList.Highlighted)
+    def _highlighted(self, event: TargetList.Highlighted) -> None:
+        self._commit()
+        self.key = self.session.targets[event.index].key
+        self._load()
+
+    @on(TargetList.Selected)
+    def _selected(self, event: TargetList.Selected) -> None:
+        if not self.session.deleted(self.key):
+            self.editor.focus()
+
+    def _load(self) -> None:
+        """Put the part under the cursor in the editor."""
+        target = self.session.by_key[self.key]
+        self._dirty = False
+        self.editor.load_text(self.session.text(self.key))
+        self.editor.read_only = self.session.deleted(self.key)
+        text = Text()
+        text.append(target.pointer, "bold")
+        if self.session.deleted(self.key):
+            text.append(" · deleted (u restores it)", palette.WARNING)
+        elif self.session.edited(self.key):
+            text.append(" · edited (u undoes)", palette.WARNING)
+        else:
+            text.append(" · as in the run · enter edits it", palette.DIM)
+        self.where.update(text)
+        self.refresh_bindings()
+
+    # -- editing -------------------------------------------------------------------------
+
+    @on(TextArea.Changed, "#branch-text")
+    def _changed(self, _: TextArea.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.editor.text == self.session.text(self.key):  # loaded, or typed back to what it was
+            self._dirty = False
+            self.pending = self.generation != self.checked_generation
+        else:
+            self._dirty = True
+            self.pending = True  # nothing can be sent until this text is checked
+            self._timer = self.set_timer(DEBOUNCE, self._commit)
+        self._describe()
+        self.refresh_bindings()
+
+    def _commit(self) -> None:
+        """Take the editor's text as the value of the current part (a draft if it does not parse)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if not self._dirty or self.session.deleted(self.key):
+            return
+        self._dirty = False
+        text = self.editor.text
+        if text == self.session.text(self.key):
+            return
+        self.session.set_text(self.key, text)
+        self._relabel(self.key)
+        self._schedule_check()
+
+    def _after_quick_edit(self) -> None:
+        self._relabel(self.key)
+        self._load()
+        self._schedule_check()
+
+    def _schedule_check(self) -> None:
+        self.generation += 1
+        self.pending = True
+        doc, problems = self.session.snapshot()
+        self._check(self.generation, doc, problems)
+        self._describe()
+
+    @work(thread=True, exclusive=True, group="branch-check")
+    def _check(self, generation: int, doc: dict, problems: list[str]) -> None:
+        self.post_message(self.Checked(generation, verdict_for(doc, problems)))
+
+    def on_branch_editor_screen_checked(self, message: Checked) -> None:
+        if message.generation == self.generation:
+            self.verdict = message.verdict
+            self.checked_generation = message.generation
+            self.pending = self._dirty
+            self._describe()
+            self.refresh_bindings()
+
+    def _describe(self) -> None:
+        """The verdict line (findings with index and block) and the patch line."""
+        verdict = self.verdict
+        text = Text()
+        if verdict is None or self.pending:
+            text.append("checking the edited request …", palette.NOTE)
+        elif verdict.sendable:
+            text.append("✓ ", "bold green")
+            warnings = len(verdict.findings)
+            text.append("no findings" if not warnings else f"{warnings} warning{'s' * (warnings != 1)}, no errors")
+            text.append(": this request can be sent (ctrl+s)\n", palette.DIM)
+            finding_lines(Verdict(verdict.findings), text)
+        else:
+            text.append("cannot be sent: ", palette.ERROR)
+            text.append("the API would reject this request\n" if verdict.errors else "fix this first\n")
+            finding_lines(verdict, text)
+        text.rstrip()
+        self.verdict_line.update(text)
+        ops = len(self.session.patch()) if not self.session.drafts else None
+        patch = Text()
+        patch.append("patch ", palette.DIM)
+        patch.append("(not valid JSON yet)" if ops is None else f"{ops} op{'s' * (ops != 1)}", "bold")
+        model = self.session.current(("params",)).get("model")
+        patch.append(" · model ", palette.DIM)
+        patch.append(one_line(str(model)), "bold")
+        edited = self.session.edited_count()
+        patch.append(f" · {edited} part{'s' * (edited != 1)} edited", palette.DIM)
+        patch.no_wrap, patch.overflow = True, "ellipsis"
+        self.patch_line.update(patch)

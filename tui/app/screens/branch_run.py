@@ -1,0 +1,224 @@
+"""The branch running: each new turn streams in, tool calls are answered, every turn is saved.
+
+The screen drives ``tui.core.branch.runner.Runner`` in an async worker and renders its
+events: ``StepStarted``/``BlockStarted``/``Delta`` stream the assistant turn into the view,
+``TurnSaved`` replaces it with the saved turn and shows the file it is in, ``ToolCall`` /
+``ToolResolved`` say who answered each call, ``Finished`` says why it stopped. Tool calls
+go to the recorded resolver (the parent run's own result for the same name and input),
+which falls back to the manual one: a dialog where the user types the result, sends it as
+an error, or stops the branch. Escape cancels cleanly (``Runner.cancel``: the turn in
+flight is dropped, every saved turn stays). API failures are shown in the API's words with
+where the branch is saved; nothing is lost. ``o`` opens the branch in the stepper, ``v``
+shows it beside the original.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.text import Text
+from textual import getters, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tui.app import palette
+from tui.app.screens.branch_dialogs import AnswerScreen
+from tui.app.widgets.turns_view import TurnsView
+from tui.commands.branch_output import WHY
+from tui.core.branch import runner, store
+from tui.core.branch.events import (BlockStarted, Delta, Event, Finished, StepStarted, ToolCall, ToolResolved,
+                                    TurnSaved)
+from tui.core.branch.resolvers import ManualResolver, RecordedResolver, Resolution
+from tui.core.errors import LoadError
+from tui.core.safe import one_line
+
+
+class BranchRunScreen(Screen):
+    """One branch being run (or finished): its turns, its status, where it is saved."""
+
+    HELP = ("The branch running: the new assistant turn appears as it streams; tool calls the original run "
+            "answered the same way get its result, others are asked of you. Escape cancels (every saved turn "
+            "stays); when it has finished, o opens the branch in the stepper and v shows it beside the original.")
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="branch_run.cancel"),
+        Binding("escape", "back", "Back", id="branch_run.back"),
+        Binding("o", "open", "Open in stepper", id="branch_run.open"),
+        Binding("v", "compare", "Side by side", id="branch_run.compare"),
+    ]
+
+    header = getters.query_one("#branch-run-header", Static)
+    turns = getters.query_one("#branch-turns", TurnsView)
+    status = getters.query_one("#branch-run-status", Static)
+
+    def __init__(self, branch: runner.Branch, max_steps: int | None = None) -> None:
+        super().__init__()
+        self.branch = branch
+        self.max_steps = max_steps
+        self.runner: runner.Runner | None = None
+        self.finished: Finished | None = None
+        self.saved_path = str(branch.path)
+        self.step = 0
+        self._dialog: AnswerScreen | None = None
+
+    @property
+    def at(self) -> int:
+        return self.branch.lineage["at"]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="branch-run-header")
+        yield TurnsView(id="branch-turns")
+        yield Static(id="branch-run-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        lineage = self.branch.lineage
+        ops = len(lineage.get("patch") or [])
+        text = Text()
+        text.append(f"branch at message {self.at}", "bold")
+        text.append(f" · patch of {ops} op{'s' * (ops != 1)} · model {one_line(str(lineage.get('model')))}"
+                    f" · up to {self.max_steps or lineage.get('max_steps')} model calls", palette.DIM)
+        text.no_wrap, text.overflow = True, "ellipsis"
+        self.header.update(text)
+        messages = self.branch.run.messages
+        for i in range(self.at, len(messages)):
+            self.turns.add_message(i, messages[i], "edited" if i == self.at else "", palette.WARNING)
+        self.turns.focus()
+        self._say(Text("starting …", palette.NOTE))
+        parent = self.branch.parent
+        resolver = RecordedResolver(parent, ManualResolver(self.ask))
+        self.runner = runner.Runner(self.branch, resolver, max_steps=self.max_steps)
+        self.drive()
+
+    # -- the runner ----------------------------------------------------------------------
+
+    @work(exclusive=True, group="branch-run")
+    async def drive(self) -> None:
+        assert self.runner is not None
+        try:
+            async for event in self.runner.events():
+                self.show(event)
+        except Exception as exc:  # noqa: BLE001 - a save that failed: say so; the file keeps what it had
+            self.finished = Finished("error", self.step, self.saved_path)
+            self._say(Text.assemble(("✗ the branch stopped: ", palette.ERROR), one_line(f"{type(exc).__name__}: {exc}"),
+                                    f" · saved up to message {len(self.branch.run.messages) - 1}: ",
+                                    one_line(self.saved_path)))
+            self.refresh_bindings()
+
+    def show(self, event: Event) -> None:
+        turns = self.turns
+        if isinstance(event, StepStarted):
+            self.step = event.step
+            turns.start_stream(event.index)
+            self._say(Text.assemble((f"model call {event.step}", "bold"),
+                                    f": streaming message {event.index} from {one_line(str(event.model))} … ",
+                                    ("escape cancels", palette.DIM)))
+        elif isinstance(event, (BlockStarted, Delta)):
+            turns.stream(event)
+        elif isinstance(event, TurnSaved):
+            self.saved_path = event.path
+            call = event.call
+            if call is not None:
+                usage = call.usage or {}
+                note = (f"branch call {self.step} · {call.stop_reason} · {usage.get('input_tokens', '?')} in / "
+                        f"{usage.get('output_tokens', '?')} out")
+            else:
+                note = "tool results"
+            turns.add_message(event.index, event.message, note)
+            self._say(Text.assemble(f"saved message {event.index}: ", (one_line(event.path), "bold")))
+        elif isinstance(event, ToolCall):
+            self._say(Text.assemble("answering ", (one_line(event.name), "bold"), f" ({one_line(event.id)}) …"))
+        elif isinstance(event, ToolResolved):
+            how = "left unanswered" if event.result is None else f"answered by {one_line(event.via)}"
+            turns.add_note(event.index, Text.assemble(
+                ("  ↳ ", palette.DIM), (one_line(event.name), "bold"), f" {one_line(event.id)}: {how}",
+                (" ERROR" if event.result and event.result.get("is_error") else "", palette.ERROR)))
+        elif isinstance(event, Finished):
+            self._finished(event)
+
+    def _finished(self, event: Finished) -> None:
+        self.finished = event
+        self.turns.drop_stream()
+        text = Text()
+        last = len(self.branch.run.messages) - 1
+        if event.error is not None:
+            text.append("✗ ", palette.ERROR)
+            text.append(one_line(event.error.line()), palette.ERROR)
+            text.append(f"\nthe branch is saved up to message {last}: ")
+            text.append(one_line(event.path), "bold")
+            text.append(" (turnscope branch --resume continues it)", palette.DIM)
+        else:
+            why = WHY.get(event.stop_reason, f"the model stopped: {event.stop_reason}")
+            text.append("✓ " if event.stop_reason in ("end_turn", "stop_sequence") else "■ ",
+                        "bold green" if event.stop_reason == "end_turn" else palette.WARNING)
+            text.append(f"{why} after {event.steps} model call{'s' * (event.steps != 1)}")
+            text.append(f" · {last + 1} messages saved: ")
+            text.append(one_line(event.path), "bold")
+            text.append("\no: open in the stepper · v: beside the original · escape: back", palette.DIM)
+        self._say(text)
+        self.refresh_bindings()
+
+    def _say(self, text: Text) -> None:
+        self.status.update(text)
+
+    async def ask(self, call: ToolCall) -> Resolution | None:
+        """The manual resolver: a dialog; its answer (or None: stop) goes back to the runner."""
+        future: asyncio.Future[Resolution | None] = asyncio.get_running_loop().create_future()
+
+        def done(result: Resolution | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self._dialog = AnswerScreen(call, "no identical call in the original run: type what the tool returns")
+        self._say(Text.assemble("waiting for your answer to ", (one_line(call.name), "bold"), f" ({one_line(call.id)})"))
+        self.app.push_screen(self._dialog, done)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if self._dialog is not None and self._dialog.is_attached and self.app.screen is self._dialog:
+                self._dialog.dismiss(None)
+            raise
+        finally:
+            self._dialog = None
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        running = self.finished is None
+        if action == "cancel":
+            return running
+        if action in ("back", "open", "compare"):
+            return not running
+        return True
+
+    def action_cancel(self) -> None:
+        if self.runner is not None:
+            self._say(Text("cancelling … (the turn in flight is dropped; saved turns stay)", palette.NOTE))
+            self.runner.cancel()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_open(self) -> None:
+        from tui.app.runview import RunView
+        from tui.app.screens.stepper import StepperScreen
+
+        try:
+            run = store.load(self.saved_path)
+        except LoadError as exc:
+            self.notify(exc.line_text(), title="Cannot open", severity="error", markup=False)
+            return
+        self.app.push_screen(StepperScreen(RunView(run), self.at))
+
+    def action_compare(self) -> None:
+        from tui.app.screens.side_by_side import SideBySideScreen
+
+        if self.branch.parent is None:
+            self.notify("The original run is not available.", severity="error", markup=False)
+            return
+        self.app.push_screen(SideBySideScreen(self.branch.parent, self.branch.run, self.at))
+
+    def on_unmount(self) -> None:
+        if self.runner is not None and self.finished is None:
+            self.runner.cancel()

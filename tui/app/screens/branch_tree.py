@@ -1,0 +1,167 @@
+"""A run's branch tree: the branches saved for the run file, and under each its own branches.
+
+Listed from the user data dir by ``tui.core.branch.store.list_branches`` (in a worker: it
+hashes each file). Each row: the branch index, why it stopped, its messages, model,
+resolver, when it was made and its file. Enter shows the branch beside the run it was
+made from (its parent: this run, or the branch above it) from the branch index; ``o``
+opens it in the stepper (a branch file is a native run file).
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual import getters, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.app import palette
+from tui.core.branch import store
+from tui.core.errors import LoadError
+from tui.core.run import Run
+from tui.core.safe import one_line
+
+
+def flatten(entries: list[store.BranchEntry], depth: int = 0, parent: str | None = None) -> list[tuple[int, store.BranchEntry, str | None]]:
+    """(depth, entry, parent path or None for the run itself), depth first."""
+    rows = []
+    for entry in entries:
+        rows.append((depth, entry, parent))
+        rows += flatten(entry.children, depth + 1, entry.path)
+    return rows
+
+
+def entry_text(depth: int, entry: store.BranchEntry) -> Text:
+    """Two lines: index, status, size, model, resolver; then when it was made and its file."""
+    lineage = entry.lineage
+    indent = "  " * depth + ("└ " if depth else "")
+    text = Text()
+    text.append(indent, palette.DIM)
+    text.append(f"at {entry.at}", "bold")
+    text.append(f" · {one_line(entry.status)}", palette.WARNING if entry.status in ("api_error", "cancelled") else "")
+    text.append(f" · {entry.messages} messages · {one_line(str(lineage.get('model')))}"
+                f" · {one_line(str(lineage.get('resolver')))}", palette.DIM)
+    created = one_line(str(lineage.get("created", ""))[:19].replace("T", " "))
+    text.append("\n" + " " * len(indent) + f"  {created} · ", palette.DIM)
+    text.append(one_line(os.path.basename(entry.path)))
+    return text
+
+
+class BranchTreeScreen(Screen):
+    """The branches of one run file."""
+
+    HELP = ("The branches made from this run (and, indented, the branches made from them). Enter shows the "
+            "highlighted branch beside the run it was made from; o opens it in the stepper; Escape goes back.")
+    BINDINGS = [
+        Binding("enter", "compare", "Side by side", id="tree.compare"),
+        Binding("o", "open", "Open in stepper", id="tree.open"),
+        Binding("escape", "back", "Back", id="tree.back"),
+    ]
+    title_line = getters.query_one("#tree-title", Static)
+    options = getters.query_one("#tree-options", OptionList)
+
+    class Listed(Message):
+        def __init__(self, rows: list) -> None:
+            super().__init__()
+            self.rows = rows
+
+    class Loaded(Message):
+        def __init__(self, parent: Run | None, branch: Run | None, at: int, error: str | None, open_only: bool) -> None:
+            super().__init__()
+            self.parent, self.branch, self.at, self.error, self.open_only = parent, branch, at, error, open_only
+
+    def __init__(self, run: Run, data_dir: str | None = None) -> None:
+        super().__init__()
+        self.run = run
+        self.data_dir = data_dir
+        self.rows: list[tuple[int, store.BranchEntry, str | None]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"branches of {one_line(os.path.basename(self.run.source.path))} · looking …", "bold"),
+                     id="tree-title")
+        yield OptionList(id="tree-options")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.options.focus()
+        self._list()
+
+    @work(thread=True, exclusive=True, group="tree")
+    def _list(self) -> None:
+        self.post_message(self.Listed(flatten(store.list_branches(self.run.source.path, self.data_dir))))
+
+    def on_branch_tree_screen_listed(self, message: Listed) -> None:
+        self.rows = message.rows
+        name = one_line(os.path.basename(self.run.source.path))
+        top = sum(1 for depth, _, _ in self.rows if depth == 0)
+        title = Text()
+        title.append(f"branches of {name}", "bold")
+        title.append(f" · {top} made from it, {len(self.rows) - top} from its branches · under "
+                     f"{one_line(str(store.branches_root(self.data_dir)))}", palette.DIM)
+        title.no_wrap, title.overflow = True, "ellipsis"
+        self.title_line.update(title)
+        self.options.clear_options()
+        if not self.rows:
+            self.options.add_option(Option(Text("No branches of this run yet: press b in the stepper at the "
+                                                "message you want to change.", palette.NOTE), disabled=True))
+        else:
+            self.options.add_options([Option(entry_text(depth, entry)) for depth, entry, _ in self.rows])
+            self.options.highlighted = 0
+        self.refresh_bindings()
+
+    # -- opening -------------------------------------------------------------------------
+
+    def _chosen(self) -> tuple[int, store.BranchEntry, str | None] | None:
+        k = self.options.highlighted
+        return self.rows[k] if k is not None and 0 <= k < len(self.rows) else None
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_compare()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("compare", "open"):
+            return bool(self.rows)
+        return True
+
+    def action_compare(self) -> None:
+        chosen = self._chosen()
+        if chosen is not None:
+            self._load(chosen[1].path, chosen[2], chosen[1].at, False)
+
+    def action_open(self) -> None:
+        chosen = self._chosen()
+        if chosen is not None:
+            self._load(chosen[1].path, None, chosen[1].at, True)
+
+    @work(thread=True, exclusive=True, group="tree-load")
+    def _load(self, path: str, parent_path: str | None, at: int, open_only: bool) -> None:
+        try:
+            branch = store.load(path)
+            parent = self.run if open_only or parent_path is None else store.load(parent_path)
+        except LoadError as exc:
+            self.post_message(self.Loaded(None, None, at, exc.line_text(), open_only))
+            return
+        self.post_message(self.Loaded(parent, branch, at, None, open_only))
+
+    def on_branch_tree_screen_loaded(self, message: Loaded) -> None:
+        if message.error is not None or message.branch is None:
+            self.notify(message.error or "cannot open", title="Cannot open", severity="error", markup=False)
+            return
+        if message.open_only:
+            from tui.app.runview import RunView
+            from tui.app.screens.stepper import StepperScreen
+
+            self.app.push_screen(StepperScreen(RunView(message.branch), message.at))
+            return
+        from tui.app.screens.side_by_side import SideBySideScreen
+
+        self.app.push_screen(SideBySideScreen(message.parent, message.branch, message.at))
+
+    def action_back(self) -> None:
+        self.dismiss()
