@@ -59,7 +59,7 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
     runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
     if runs:
-        runs[0].warnings += doc.line_warnings
+        runs[0].warnings += sorted(doc.line_warnings, key=lambda w: w.line or 0)  # progress lines read late too
         _file_notes(runs[0], index, threads)
     if subagents and main:
         runs += _subagent_files(doc.path, runs[0] if runs else None)
@@ -140,10 +140,10 @@ def _before_compactions(index: Index, first: Thread) -> list[tuple[Thread, str |
 
 def _last_message_before(index: Index, boundary: Record) -> Record | None:
     """The last message line of the thread a compact boundary closed (``logicalParentUuid``)."""
-    record = index.nodes.get(boundary.logical_parent) if boundary.logical_parent else None
-    seen = 0
-    while record is not None and record.message is None and seen < len(index.nodes):
-        record = index.nodes.get(record.parent) if record.parent else None
+    record = index.node(boundary.logical_parent, boundary.start) if boundary.logical_parent else None
+    seen, most = 0, index.size()
+    while record is not None and record.message is None and seen < most:
+        record = index.node(record.parent, record.start) if record.parent else None
         seen += 1
     return record
 
