@@ -89,7 +89,7 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
     if built.moved_results:
         warnings.append(LoadWarning(f"{built.moved_results} user turn(s): tool results put before the other "
                                     "blocks written with them, as the API requires"))
-    blank_first = [i for i, m in enumerate(built.messages) if _blank_before_thinking(m)]
+    blank_first = [i for i in built.thinking if _blank_before_thinking(built.messages[i])]
     if blank_first:
         warnings.append(LoadWarning(
             f"{len(blank_first)} assistant turn(s) start with a whitespace-only text block written ahead of their "
@@ -114,7 +114,7 @@ def _title(index: Index, t: Thread) -> str | None:
 
 def _first_words(t: Thread) -> str:
     for record in t.records:
-        content = record.message.get("content")
+        content = record.content
         text = content if isinstance(content, str) else next(
             (b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), "") \
             if isinstance(content, list) else ""
@@ -152,8 +152,10 @@ def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]
     if index.skipped:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(index.skipped.items(), key=lambda kv: -kv[1]))
         run.warnings.append(LoadWarning(f"skipped lines not sent to the model: {kinds}"))
-    used = {id(r) for t, _ in threads for r in t.records}
-    unused = [r for r in index.messages if id(r) not in used]
+    used: set[int] = set()
+    for t, _ in threads:
+        used.update(map(id, t.records))
+    unused = [r for r in index.messages if id(r) not in used] if len(used) < len(index.messages) else []
     if unused:
         run.warnings.append(LoadWarning(f"{len(unused)} message line(s) are on abandoned branches (a rewind, "
                                         "a retry) and are in no run", line=unused[0].line))
@@ -188,7 +190,7 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
 
 def _blank_before_thinking(message: Any) -> bool:
     content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
-    if not isinstance(content, list) or len(content) < 2 or not isinstance(content[0], dict):
+    if type(content) is not list or len(content) < 2 or type(content[0]) is not dict:
         return False
     first = content[0]
     return first.get("type") == "text" and not str(first.get("text") or "").strip() and any(

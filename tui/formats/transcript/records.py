@@ -33,7 +33,13 @@ class Record:
     message: dict[str, Any] | None = None  # user and assistant lines: the API message; the rest of the line is dropped
     timestamp: str | None = None
     request_id: str | None = None
-    flags: int = 0  # COMPACT_SUMMARY | TRANSCRIPT_ONLY | API_ERROR
+    flags: int = 0  # COMPACT_SUMMARY | TRANSCRIPT_ONLY | API_ERROR | SYNTHETIC | THINKING
+    # Read off the message while it is fresh from the parser, so that rebuilding a thread need not
+    # walk a long run's messages again: the message's content and, for assistant lines, its id
+    # and the ids of its tool_use blocks.
+    content: Any = None
+    key: Any = None
+    uses: tuple[Any, ...] = ()
     subtype: str | None = None  # system lines: compact_boundary, local_command, ...
     logical_parent: str | None = None  # a compact boundary's link to the thread before it
 
@@ -43,6 +49,8 @@ class Record:
 
 
 COMPACT_SUMMARY, TRANSCRIPT_ONLY, API_ERROR = 1, 2, 4
+SYNTHETIC = 8  # an assistant line Claude Code wrote itself (model "<synthetic>")
+THINKING = 16  # an assistant line with a thinking or redacted_thinking block
 
 
 @dataclass
@@ -190,7 +198,8 @@ def read_index(doc: Document) -> Index:
         if end < 0:
             end = size
         number += 1
-        if startswith(_HEAD, start) and startswith(_PROGRESS, find(_TYPE, start + 14, min(end, start + 2048))):
+        if startswith(_PROGRESS, find(_TYPE, start, end if end - start < 2048 else start + 2048)) \
+                and startswith(_HEAD, start):
             if not progress:  # the count keeps the place of the first progress line among the kinds
                 skipped.setdefault("progress", 0)
             progress += 1
@@ -265,11 +274,23 @@ def read_index(doc: Document) -> Index:
 
 
 def _index_message(index: Index, record: Record, message: dict[str, Any]) -> None:
-    content = message.get("content")
+    content = record.content = message.get("content")
     if record.kind == "assistant":
-        key = message.get("id")
+        key = record.key = message.get("id")
         if isinstance(key, str):
             index.by_message_id.setdefault(key, []).append(record)
+        if message.get("model") == "<synthetic>":
+            record.flags |= SYNTHETIC
+        if type(content) is list:
+            uses = []
+            for block in content:
+                kind = block.get("type") if type(block) is dict else None
+                if kind == "tool_use":
+                    uses.append(block.get("id"))
+                elif kind == "thinking" or kind == "redacted_thinking":
+                    record.flags |= THINKING
+            if uses:
+                record.uses = tuple(uses)
     elif isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":

@@ -63,7 +63,7 @@ def thread(index: Index, leaf: Record) -> Thread:
     answers, keys = index.by_message_id, set()
     for record in path:
         if record.kind == "assistant" and record.message is not None:
-            key = record.message.get("id")
+            key = record.key
             if type(key) is str and key not in keys:
                 keys.add(key)
                 for other in answers.get(key, ()):
@@ -71,14 +71,11 @@ def thread(index: Index, leaf: Record) -> Thread:
                         chosen[other.line] = other
     uuids = {r.uuid for r in chosen.values()}
     results = index.results
-    for record in [r for r in chosen.values() if r.kind == "assistant"]:
-        content = record.message.get("content")
-        for block in content if type(content) is list else ():
-            if type(block) is dict and block.get("type") == "tool_use":
-                tool_use_id = block.get("id")
-                candidates = results.get(tool_use_id) if type(tool_use_id) is str else None
-                if candidates:
-                    _add_result(chosen, uuids, candidates)
+    for record in [r for r in chosen.values() if r.uses]:
+        for tool_use_id in record.uses:
+            candidates = results.get(tool_use_id) if type(tool_use_id) is str else None
+            if candidates:
+                _add_result(chosen, uuids, candidates)
     records = [chosen[line] for line in sorted(chosen)]
     return Thread(records, stop, boundary, dangling, len(records) - on_spine)
 
