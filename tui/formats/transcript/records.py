@@ -190,6 +190,7 @@ def read_index(doc: Document) -> Index:
     data = doc.data
     index = Index(doc)
     parsed, links, messages, skipped = index.parsed, index.links, index.messages, index.skipped
+    answers, results = index.by_message_id, index.results
     unread, unread_lines = index.unread.append, index.unread_lines.append
     find, startswith, parse, error = data.find, data.startswith, jsonio.fast_loads, jsonio.FastDecodeError
     start, number, size, progress = 0, 0, len(data), 0
@@ -235,26 +236,33 @@ def read_index(doc: Document) -> Index:
             continue
         if type(kind) is not str:
             kind = "(no type)"
-        record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at)
         message = value.get("message")
         if (kind == "user" or kind == "assistant") and type(message) is dict:
-            record.message = message
-            stamp, request_id = value.get("timestamp"), value.get("requestId")
-            if type(stamp) is str:
-                record.timestamp = stamp
-            if type(request_id) is str:
-                record.request_id = request_id
-            if value.get("isCompactSummary") is True:
-                record.flags |= COMPACT_SUMMARY
+            flags = COMPACT_SUMMARY if value.get("isCompactSummary") is True else 0
             if value.get("isVisibleInTranscriptOnly") is True:
-                record.flags |= TRANSCRIPT_ONLY
+                flags |= TRANSCRIPT_ONLY
             if value.get("isApiErrorMessage") is True:
-                record.flags |= API_ERROR
+                flags |= API_ERROR
+            stamp, request_id, content = value.get("timestamp"), value.get("requestId"), message.get("content")
+            record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at, message,
+                            stamp if type(stamp) is str else None,
+                            request_id if type(request_id) is str else None, flags, content)
             messages.append(record)
-            _index_message(index, record, message)
+            if kind == "assistant":
+                _index_answer(record, message, content, answers)
+            elif type(content) is list:
+                for block in content:
+                    if type(block) is dict and block.get("type") == "tool_result":
+                        target = block.get("tool_use_id")
+                        if type(target) is str:
+                            if target in results:
+                                results[target].append(record)
+                            else:
+                                results[target] = [record]
             if not index.facts:
                 index.facts = {k: value[k] for k in ("sessionId", "agentId", "version") if k in value}
         else:
+            record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at)
             label = f"system {value.get('subtype')}" if kind == "system" else \
                 f"{kind} without a message" if kind in MESSAGE_TYPES else kind
             skipped[label] = skipped.get(label, 0) + 1
@@ -273,27 +281,20 @@ def read_index(doc: Document) -> Index:
     return index
 
 
-def _index_message(index: Index, record: Record, message: dict[str, Any]) -> None:
-    content = record.content = message.get("content")
-    if record.kind == "assistant":
-        key = record.key = message.get("id")
-        if isinstance(key, str):
-            index.by_message_id.setdefault(key, []).append(record)
-        if message.get("model") == "<synthetic>":
-            record.flags |= SYNTHETIC
-        if type(content) is list:
-            uses = []
-            for block in content:
-                kind = block.get("type") if type(block) is dict else None
-                if kind == "tool_use":
-                    uses.append(block.get("id"))
-                elif kind == "thinking" or kind == "redacted_thinking":
-                    record.flags |= THINKING
-            if uses:
-                record.uses = tuple(uses)
-    elif isinstance(content, list):
+def _index_answer(record: Record, message: dict[str, Any], content: Any, answers: dict[str, list[Record]]) -> None:
+    """An assistant line's message id, tool_use ids and flags, read while the message is fresh."""
+    key = record.key = message.get("id")
+    if isinstance(key, str):
+        answers.setdefault(key, []).append(record)
+    if message.get("model") == "<synthetic>":
+        record.flags |= SYNTHETIC
+    if type(content) is list:
+        uses = []
         for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                target = block.get("tool_use_id")
-                if isinstance(target, str):
-                    index.results.setdefault(target, []).append(record)
+            kind = block.get("type") if type(block) is dict else None
+            if kind == "tool_use":
+                uses.append(block.get("id"))
+            elif kind == "thinking" or kind == "redacted_thinking":
+                record.flags |= THINKING
+        if uses:
+            record.uses = tuple(uses)
