@@ -144,6 +144,8 @@ def _answered(out: Findings, indices: list[int], this: _Scan, following: Turn | 
         out.add("tool_result_not_first", at, block, api_index=following[1][0],
                 ids=", ".join(str(r[2]) for r in misplaced),
                 detail=f"block {block} of message {at} comes before the results", cause=cause)
+    if answered == ids and nxt.results[0][0] == nxt.results[-1][0]:
+        return  # every call answered, in order, in one message: the common case, nothing to report
     wanted = set(ids)
     holders = sorted({r[0] for r in nxt.results if id_key(r[2]) in wanted})
     split_at = holders[1] if len(holders) > 1 else None
@@ -181,6 +183,9 @@ def _missing_cause(indices: list[int], ids: list[str], answered: list[Any], miss
 
 def _orphans(out: Findings, indices: list[int], this: _Scan, previous: Turn | None, offered: set[str],
              run_ids) -> None:
+    targets = [r[2] for r in this.results]
+    if all(type(t) is str for t in targets) and len(set(targets)) == len(targets) and offered.issuperset(targets):
+        return  # each result answers a call of the turn before, once: the common case, nothing to report
     seen: set[Any] = set()
     for i, b, target, _ in this.results:
         if id_key(target) in seen:
