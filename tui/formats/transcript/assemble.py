@@ -82,10 +82,16 @@ def _close_answer(out: Assembled, answer: list[Record], at: int, before: str | N
         for record in answer:
             part = record.content
             content.extend(part if isinstance(part, list) else [{"type": "text", "text": part}])
-        stop = next((r.message.get("stop_reason") for r in reversed(answer) if r.message.get("stop_reason")), None)
+        stop = None
+        for record in reversed(answer):
+            stop = record.message.get("stop_reason")
+            if stop:
+                break
     out.messages[at] = {"role": "assistant", "content": content}
-    if any(r.flags & THINKING for r in answer):
-        out.thinking.append(at)
+    for record in answer:
+        if record.flags & THINKING:
+            out.thinking.append(at)
+            break
     started = before or answer[0].timestamp
     out.calls.append(ModelCall(at, last.get("usage"), stop or None, last.get("model"), answer[-1].request_id,
                                started, _between(started, answer[-1].timestamp)))
@@ -105,12 +111,12 @@ def _flush_user(out: Assembled, pending: list[Record]) -> None:
             blocks.extend(content)
         elif isinstance(content, str) and content:
             blocks.append({"type": "text", "text": content})
-    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-    if results and len(results) < len(blocks):
-        others = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-        if blocks != results + others:
-            out.moved_results += 1
-            blocks = results + others
+    results, others = [], []
+    for block in blocks:
+        (results if isinstance(block, dict) and block.get("type") == "tool_result" else others).append(block)
+    if results and others and blocks != results + others:
+        out.moved_results += 1
+        blocks = results + others
     out.messages.append({"role": "user", "content": blocks})
 
 

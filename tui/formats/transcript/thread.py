@@ -69,29 +69,26 @@ def thread(index: Index, leaf: Record) -> Thread:
                 for other in answers.get(key, ()):
                     if other.sidechain == sidechain and other.line not in chosen:
                         chosen[other.line] = other
-    uuids = {r.uuid for r in chosen.values()}
     results = index.results
+    uuids: set[str | None] | None = None  # of the chosen lines: made when a call has several results to pick from
     for record in [r for r in chosen.values() if r.uses]:
         for tool_use_id in record.uses:
             candidates = results.get(tool_use_id) if type(tool_use_id) is str else None
-            if candidates:
-                _add_result(chosen, uuids, candidates)
+            if not candidates:
+                continue
+            if len(candidates) == 1:
+                if candidates[0].line not in chosen:
+                    chosen[candidates[0].line] = candidates[0]
+                    if uuids is not None:
+                        uuids.add(candidates[0].uuid)
+            elif not any(r.line in chosen for r in candidates):
+                if uuids is None:
+                    uuids = {r.uuid for r in chosen.values()}
+                picked = next((r for r in candidates if r.parent in uuids), candidates[0])
+                chosen[picked.line] = picked
+                uuids.add(picked.uuid)
     records = [chosen[line] for line in sorted(chosen)]
     return Thread(records, stop, boundary, dangling, len(records) - on_spine)
-
-
-def _add_result(chosen: dict[int, Record], uuids: set[str | None], candidates: list[Record]) -> None:
-    if len(candidates) == 1:
-        record = candidates[0]
-        if record.line not in chosen:
-            chosen[record.line] = record
-            uuids.add(record.uuid)
-        return
-    if any(r.line in chosen for r in candidates):
-        return
-    record = next((r for r in candidates if r.parent in uuids), candidates[0])
-    chosen[record.line] = record
-    uuids.add(record.uuid)
 
 
 def sidechain_leaves(index: Index) -> list[Record]:
