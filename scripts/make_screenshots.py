@@ -27,6 +27,7 @@ from tui.core import jsonio  # noqa: E402
 OUT = ROOT / "screenshots"
 REFUND = "sample_runs/refund/run.jsonl"
 BROKEN = "sample_runs/broken/orphan_result_retry.jsonl"
+INVENTED = "sample_runs/invented_order_id.jsonl"
 
 #: name -> (file or None for the picker, options, terminal size, keys, title)
 SCENES = {
@@ -38,6 +39,10 @@ SCENES = {
     "narrow": (REFUND, {"at": 5}, (80, 24), [], "80x24 over SSH: the panes stack"),
     "picker": (None, {}, (110, 32), [], "The run picker"),
     "keys": (REFUND, {"at": 5}, (110, 48), ["question_mark"], "? lists every key"),
+    "tokens": (REFUND, {"at": 5, "view": "tokens"}, (130, 40), [], "Tokens: what each request cost"),
+    "provenance": (INVENTED, {"at": 5}, (130, 40), [], "Where the tool inputs came from (an invented order id)"),
+    "diff": (REFUND, {"diff": INVENTED}, (130, 40), [], "Diff: two runs from their first divergence"),
+    "diff-narrow": (REFUND, {"diff": INVENTED}, (80, 24), ["n"], "Diff at 80x24: A above B"),
 }
 
 

@@ -43,7 +43,7 @@ class TurnscopeApp(App):
     def __init__(self, *, runs: list[Run] | None = None, path: str | None = None, run: int | None = None,
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
-                 load_options: dict[str, Any] | None = None) -> None:
+                 load_options: dict[str, Any] | None = None, diff: tuple[str, Run] | None = None) -> None:
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
@@ -51,6 +51,7 @@ class TurnscopeApp(App):
         self.samples = samples
         self.notice = notice
         self.load_options = load_options or {}
+        self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
         if keymap:
             self.set_keymap(keymap)
 
@@ -60,6 +61,11 @@ class TurnscopeApp(App):
             self.push_screen(PickerScreen(self.state_dir, self.claude_home, self.samples))
         else:
             self.open_runs(path or runs[0].source.path, runs, run, at, view)
+            if self.diff is not None and isinstance(self.screen, StepperScreen):
+                from tui.app.screens.diff import DiffScreen
+
+                self.push_screen(DiffScreen(self.screen.view.run, self.diff[1], self.screen.view.run.source.path,
+                                            self.diff[0]))
         if self.notice:
             self.notify(self.notice, severity="warning", markup=False, timeout=8)
 

@@ -10,7 +10,9 @@ from textual.message import Message
 
 from tui.app.search import Matches
 from tui.core.grammar import Finding
+from tui.core.provenance import Value
 from tui.core.run import Run
+from tui.core.tokens import TokenReport
 
 
 class RunChosen(Message):
@@ -65,3 +67,39 @@ class CopyReady(Message):
         super().__init__()
         self.index = index
         self.text = text
+
+
+class TokensReady(Message):
+    """The token report of the run is computed (``exact``: counted through count_tokens; ``note`` says how)."""
+
+    def __init__(self, report: TokenReport, exact: bool = False, note: str | None = None) -> None:
+        super().__init__()
+        self.report = report
+        self.exact = exact
+        self.note = note
+
+
+class TokensFailed(Message):
+    """Exact counting failed; ``text`` is the one line a user needs."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class UnsourcedReady(Message):
+    """Provenance of every tool turn is traced: the values no earlier message holds."""
+
+    def __init__(self, unsourced: list[tuple[int, Value]]) -> None:
+        super().__init__()
+        self.unsourced = unsourced
+
+
+class DiffLoaded(Message):
+    """A file to diff the run against is loaded (``note``: which of its runs was taken, if several)."""
+
+    def __init__(self, path: str, run: Run, note: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.run = run
+        self.note = note

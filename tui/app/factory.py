@@ -18,7 +18,7 @@ from tui.app.sources import SAMPLES, default_state_dir
 from tui.core import jsonio
 from tui.core.errors import LoadError, UsageError
 from tui.core.prefix import check_index
-from tui.formats import load_runs
+from tui.formats import load_runs, open_run
 
 
 def config_dir() -> Path:
@@ -44,8 +44,10 @@ def load_keymap(directory: Path) -> tuple[dict[str, str], str | None]:
 def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fmt: str | None = None,
              system: str | None = None, tools: str | None = None, view: str = "request",
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
-             keymap: dict[str, str] | None = None) -> TurnscopeApp:
-    """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker."""
+             keymap: dict[str, str] | None = None, diff: str | None = None,
+             diff_run: int | None = None) -> TurnscopeApp:
+    """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
+    ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
     options = {"fmt": fmt, "system": system, "tools": tools}
     notice = None
     if keymap is None:
@@ -65,5 +67,11 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         chosen = runs[run or 0]
         if run is not None or len(runs) == 1:
             at = check_index(chosen, at)
+    other = None
+    if diff is not None:
+        if runs is None:
+            raise UsageError("--diff needs a run to compare: turnscope A --diff B")
+        run = 0 if run is None else run  # the stepper opens on a run, not on A's run list
+        other = (diff, open_run(diff, run=diff_run, fmt=fmt))
     return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
-                        samples=samples, keymap=keymap, notice=notice, load_options=options)
+                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other)

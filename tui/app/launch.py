@@ -1,4 +1,4 @@
-"""``turnscope [FILE] [--at N] [--run K] [--system F] [--tools F] [--format NAME]``: open the stepper.
+"""``turnscope [FILE] [--at N] [--run K] [--system F] [--tools F] [--format NAME] [--diff B]``: open the stepper.
 
 Called by ``tui.cli`` for anything that is not a verb. The file is loaded before the app
 starts, so a file that cannot be loaded (or an index out of range) prints one line,
@@ -16,7 +16,7 @@ from tui.core.errors import LoadError, UsageError
 from tui.formats import format_names
 
 EXIT_BAD_INPUT = 2
-VIEWS = ("request", "raw", "account", "problems")
+VIEWS = ("request", "raw", "account", "problems", "tokens")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,6 +33,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
     p.add_argument("--format", metavar="NAME", help="force a format: " + ", ".join(format_names()))
     p.add_argument("--view", choices=VIEWS, default="request", help="the view to open on (default request)")
+    p.add_argument("--diff", metavar="B", help="open the diff screen of the run against file B (Escape: the stepper)")
+    p.add_argument("--diff-run", type=int, metavar="K", help="which run of B, if it holds several (0-based)")
     return p
 
 
@@ -49,7 +51,7 @@ def launch(argv: list[str]) -> int:
         from tui.app.factory import make_app  # Textual is imported only once the arguments are good
 
         app = make_app(args.file, at=args.at, run=args.run, fmt=args.format, system=args.system,
-                       tools=args.tools, view=args.view)
+                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run)
     except LoadError as exc:
         _say(exc.line_text())
         return EXIT_BAD_INPUT

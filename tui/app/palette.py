@@ -17,6 +17,10 @@ OUTPUT = "bold reverse"
 HEADING = "bold underline"
 MATCH = "black on yellow"
 CODE = "green"
+#: A value marked where it came from (provenance) or where it changed (diff): reverse reads without colour.
+SOURCE = "bold reverse"
+#: The two parts of a token bar: what the previous request already sent, and what is new.
+CARRIED, NEW = "dim", "bold"
 NOTE = "italic dim"
 
 #: The finding mark in the message list and the request pane.

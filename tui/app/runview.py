@@ -14,7 +14,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from tui.core.grammar import ERROR, Finding
+from tui.app.analyses import RunAnalyses
+from tui.core.grammar import ERROR, WARNING, Finding
 from tui.core.producers import Producer, producer_at
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import one_line
@@ -82,9 +83,11 @@ class RunView:
         self.findings: list[Finding] | None = None
         self._severity: dict[int, str] = {}
         self._finding_rows: list[int] = []
+        self._unsourced_rows: set[int] = set()
         self._summaries: dict[int, str] = {}
         self._call_rows = [call.message for call in run.calls]
         self._tools: list[tuple[int, str, str]] | None = None
+        self.analyses = RunAnalyses(run)  # token report and provenance, filled by workers
 
     # -- rows ----------------------------------------------------------------------------
 
@@ -121,10 +124,23 @@ class RunView:
             if finding.index is not None and severity.get(finding.index) != ERROR:
                 severity[finding.index] = finding.severity
         self._severity = severity
-        self._finding_rows = sorted(severity)
+        self._marks_changed()
+
+    def set_unsourced(self, unsourced: list) -> None:
+        """Provenance warnings arrived: tool inputs no earlier message holds (``RunAnalyses.unsourced``)."""
+        self.analyses.unsourced = unsourced
+        self._marks_changed()
+
+    def _marks_changed(self) -> None:
+        self._unsourced_rows = {i for i, _ in self.analyses.unsourced or []}
+        self._finding_rows = sorted(set(self._severity) | self._unsourced_rows)
 
     def severity(self, i: int) -> str | None:
-        return self._severity.get(i)
+        """The worst finding at ``i``; a provenance warning counts as a warning."""
+        found = self._severity.get(i)
+        if found is None and i in self._unsourced_rows:
+            return WARNING
+        return found
 
     def findings_at(self, i: int) -> list[Finding]:
         return [f for f in self.findings or [] if f.index == i]

@@ -1,4 +1,4 @@
-"""``turnscope diff A B [--json]``: where two runs diverge, then what changed block by block.
+"""``turnscope diff A B [--json] [--tui]``: where two runs diverge, then what changed block by block.
 
 Prints the first message index at which the runs differ, then each change as
 ``[INDEX.BLOCK] KIND PATH: before -> after`` (system prompt, tool schema and param changes
@@ -11,13 +11,10 @@ is one value inside a tool input or a JSON result).
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
+import gc
 from tui.commands.common import out, write_bytes
 from tui.core import jsonio
-from tui.core.diff import Change, RunDiff, diff_runs
-from tui.core.safe import one_line
-from tui.core.summary import describe_block, preview
+from tui.core.diff import RunDiff, diff_runs
 from tui.formats import format_names, open_run
 
 
@@ -31,9 +28,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--run-b", type=int, metavar="K", help="which run of B, if it holds several")
     parser.add_argument("--format", metavar="NAME", choices=format_names(), help="force a format for both")
     parser.add_argument("--json", action="store_true", help="the divergence and changes as JSON")
+    parser.add_argument("--tui", action="store_true", help="open the side-by-side diff screen instead (Escape: "
+                                                           "the stepper on A)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.tui:
+        return _tui(args)
     a = open_run(args.a, run=args.run_a, fmt=args.format)
     b = open_run(args.b, run=args.run_b, fmt=args.format)
     result = diff_runs(a, b)
@@ -45,24 +46,14 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.same else 1
 
 
-def _show(value: Any) -> str:
-    if value is None:
-        return "(none)"
-    if isinstance(value, dict) and "type" in value:
-        return one_line(describe_block(value, 50))
-    if isinstance(value, dict) and "role" in value:
-        return f"{value.get('role')} message"
-    return one_line(preview(jsonio.dumps(value).decode("utf-8", "replace"), 50))
+def _tui(args: argparse.Namespace) -> int:
+    from tui.app.factory import make_app  # Textual only when the screen is asked for
 
-
-def _line(c: Change) -> str:
-    where = f"[{c.index}{'' if c.block is None else f'.{c.block}'}]" if c.index is not None else "[request]"
-    if c.index_b is not None or c.block_b is not None:
-        index_b = c.index if c.index_b is None else c.index_b
-        block_b = c.block if c.block_b is None else c.block_b
-        where += f" (B [{index_b}{'' if block_b is None else f'.{block_b}'}])"
-    path = f" {one_line(c.path)}" if c.path else ""
-    return f"{where} {c.kind}{path}: {_show(c.before)} -> {_show(c.after)}"
+    app = make_app(args.a, run=args.run_a, fmt=args.format, diff=args.b, diff_run=args.run_b)
+    gc.freeze()  # the runs are read-only: keep them out of the collector's walks, and
+    gc.enable()  # collect the app's own cycles while it runs (one-shot verbs run without it)
+    app.run()
+    return app.return_code or 0
 
 
 def layout(path_a: str, path_b: str, result: RunDiff) -> list[str]:
@@ -77,5 +68,5 @@ def layout(path_a: str, path_b: str, result: RunDiff) -> list[str]:
         agree = f"messages 0-{first - 1} are the same" if first > 1 else (
             "message 0 is the same" if first == 1 else "they differ from message 0")
         lines.append(f"first divergence: message {first} ({agree})")
-    lines += [_line(c) for c in result.changes]
+    lines += [c.describe() for c in result.changes]
     return lines

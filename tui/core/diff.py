@@ -20,7 +20,8 @@ The kinds:
   ``params_changed``: these ride in every request, so they carry ``index`` None.
 
 Messages are compared as parsed JSON, so key order and whitespace do not count. The
-result is plain data for the ``diff`` verb and the stepper's side-by-side screen.
+result is plain data for the ``diff`` verb and the stepper's side-by-side screen
+(``aligned`` pairs every message from the divergence on, the equal ones too).
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from typing import Iterator
 
 import orjson
 
+from tui.core import jsonio
 from tui.core.run import Run, block_type, blocks_of
+from tui.core.safe import one_line
+from tui.core.summary import describe_block, preview
 from tui.core.valueindex import walk
 
 MISSING = object()
@@ -49,6 +53,22 @@ class Change:
     path: str | None = None
     index_b: int | None = None  # B's position, where it differs from ``index``
     block_b: int | None = None
+
+    def where(self) -> str:
+        """``[5.0]``, ``[2] (B [3])``, ``[request]`` for what rides beside the messages."""
+        if self.index is None:
+            return "[request]"
+        where = f"[{self.index}{'' if self.block is None else f'.{self.block}'}]"
+        if self.index_b is not None or self.block_b is not None:
+            index_b = self.index if self.index_b is None else self.index_b
+            block_b = self.block if self.block_b is None else self.block_b
+            where += f" (B [{index_b}{'' if block_b is None else f'.{block_b}'}])"
+        return where
+
+    def describe(self, width: int = 50) -> str:
+        """One safe line: ``[5.0] tool_input_changed .input.order_id: "4471" -> "4417"``."""
+        path = f" {one_line(self.path)}" if self.path else ""
+        return f"{self.where()} {self.kind}{path}: {show_value(self.before, width)} -> {show_value(self.after, width)}"
 
     def as_json(self) -> dict[str, Any]:
         doc = {"index": self.index, "block": self.block, "kind": self.kind, "before": self.before, "after": self.after}
@@ -75,6 +95,17 @@ class RunDiff:
         return {"first_divergence": self.first_divergence, "changes": [c.as_json() for c in self.changes]}
 
 
+def show_value(value: Any, width: int = 50) -> str:
+    """A before or after value in one safe line: a block described, a message by role, else its JSON."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, dict) and "type" in value:
+        return one_line(describe_block(value, width))
+    if isinstance(value, dict) and "role" in value:
+        return f"{one_line(str(value.get('role')))} message"
+    return one_line(preview(jsonio.dumps(value).decode("utf-8", "replace"), width))
+
+
 def first_divergence(a: list[Any], b: list[Any]) -> int | None:
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
@@ -98,6 +129,27 @@ def diff_runs(a: Run, b: Run) -> RunDiff:
     return RunDiff(start, changes, (len(a.messages), len(b.messages)))
 
 
+def aligned(a: list[Any], b: list[Any], start: int | None) -> Iterator[tuple[int | None, int | None, bool]]:
+    """Every position from ``start`` on, both lists side by side: ``(i, k, same)``; ``i`` None where B
+    has a message A lacks, ``k`` None for the reverse. For a side-by-side view of two runs."""
+    if start is None:
+        return
+    matcher = difflib.SequenceMatcher(None, [_key(x) for x in a[start:]], [_key(y) for y in b[start:]],
+                                      autojunk=False)
+    for op, i1, i2, k1, k2 in matcher.get_opcodes():
+        if op == "equal":
+            for d in range(i2 - i1):
+                yield start + i1 + d, start + k1 + d, True
+            continue
+        pairs = min(i2 - i1, k2 - k1)
+        for d in range(pairs):
+            yield start + i1 + d, start + k1 + d, False
+        for i in range(i1 + pairs, i2):
+            yield start + i, None, False
+        for k in range(k1 + pairs, k2):
+            yield None, start + k, False
+
+
 def _key(value: Any) -> bytes:
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
@@ -107,18 +159,9 @@ def _key(value: Any) -> bytes:
 
 def _align(xs: list[Any], ys: list[Any], start: int = 0) -> Iterator[tuple[int | None, int | None]]:
     """Pairs ``(i, k)`` of differing items: matched for a change, ``(i, None)`` removed, ``(None, k)`` added."""
-    matcher = difflib.SequenceMatcher(None, [_key(x) for x in xs[start:]], [_key(y) for y in ys[start:]],
-                                      autojunk=False)
-    for op, i1, i2, k1, k2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        pairs = min(i2 - i1, k2 - k1)
-        for d in range(pairs):
-            yield start + i1 + d, start + k1 + d
-        for i in range(i1 + pairs, i2):
-            yield start + i, None
-        for k in range(k1 + pairs, k2):
-            yield None, start + k
+    for i, k, same in aligned(xs, ys, start):
+        if not same:
+            yield i, k
 
 
 def _fixed_changes(a: Run, b: Run) -> list[Change]:

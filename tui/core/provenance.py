@@ -17,8 +17,11 @@ look-up per value, plus one substring search for strings that are not a single t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from tui.core.run import Run, blocks_of
 from tui.core.valueindex import Place, Scope, index_fixed, index_messages, number_key, walk
@@ -87,15 +90,16 @@ def trivial(value: Any) -> bool:
 class Provenance:
     """The prefix of a run, indexed once; ``trace(n)`` for any message n."""
 
-    def __init__(self, run: Run):
+    def __init__(self, run: Run, tick=None):
         self.run = run
+        self.tick = tick  # called before each message is indexed: a worker may pause or stop there
         self._messages: Scope | None = None
         self._fixed: Scope | None = None
 
     @property
     def messages(self) -> Scope:
         if self._messages is None:
-            self._messages = index_messages(self.run.messages)
+            self._messages = index_messages(self.run.messages, self.tick)
         return self._messages
 
     @property
@@ -162,3 +166,68 @@ def _role(message: Any) -> str | None:
 
 def trace(run: Run, n: int) -> Trace:
     return Provenance(run).trace(n)
+
+
+_STEP = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.')
+_MISSING = object()
+
+
+def at_path(value: Any, path: str) -> Any:
+    """The value at a jq-style path as ``tui.core.valueindex`` writes them (``.content | fromjson |
+    .[0].total_cents``, ``.input["a b"]``); ``None`` when the path does not lead anywhere."""
+    for k, part in enumerate(path.split(" | fromjson | ")):
+        if k:
+            if not isinstance(value, str):
+                return None
+            try:
+                value = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                return None
+        at = 0
+        while at < len(part):
+            step = _STEP.match(part, at)
+            if step is None:
+                return None
+            at = step.end()
+            name, number, quoted = step.groups()
+            key: Any = name if name is not None else (int(number) if number is not None else
+                                                      (orjson.loads(quoted) if quoted is not None else _MISSING))
+            if key is _MISSING:
+                continue
+            if isinstance(key, int) and isinstance(value, list) and key < len(value):
+                value = value[key]
+            elif isinstance(key, str) and isinstance(value, dict) and key in value:
+                value = value[key]
+            else:
+                return None
+    return value
+
+
+def source_block(run: Run, place: Place) -> Any:
+    """The block (or tool schema) a place points into, or None."""
+    if place.index == "tools":
+        tools = run.tools if isinstance(run.tools, list) else []
+        return tools[place.block] if 0 <= place.block < len(tools) else None
+    if place.index == "system":
+        blocks = blocks_of({"content": run.system})
+    elif isinstance(place.index, int) and 0 <= place.index < len(run.messages):
+        blocks = blocks_of(run.messages[place.index])
+    else:
+        return None
+    return blocks[place.block] if 0 <= place.block < len(blocks) else None
+
+
+def source_text(run: Run, value: Value) -> str | None:
+    """The characters that hold ``value`` at its source, as they read there (``8,900`` for a value
+    found as a token of text, ``8900`` inside JSON), so a view can mark them; None when unsourced."""
+    place = value.source
+    if place is None:
+        return None
+    found = at_path(source_block(run, place), place.path)
+    if isinstance(found, str) and place.start is not None and place.end is not None:
+        return found[place.start:place.end] or None
+    if isinstance(found, str):
+        return found if isinstance(value.value, str) or found == str(value.value) else str(value.value)
+    if found is not None and not isinstance(found, (dict, list)):
+        return orjson.dumps(found).decode()
+    return value.value if isinstance(value.value, str) else orjson.dumps(value.value).decode()

@@ -34,6 +34,8 @@ APPORTIONED = "apportioned"
 
 #: ``counter(body) -> input tokens``; see ``tui.core.count_tokens``.
 Counter = Callable[[dict[str, Any]], int]
+#: Called once per message and per call while a report is built: a worker can pause there (or raise to stop).
+Tick = Callable[[], None]
 
 
 @dataclass
@@ -140,12 +142,15 @@ def _produced(run: Run, call: ModelCall) -> Any:
     return run.messages[call.message] if 0 <= call.message < len(run.messages) else None
 
 
-def token_report(run: Run, counter: Counter | None = None) -> TokenReport:
-    """Tokens per call and per message; ``counter`` (count_tokens) replaces estimates, never recorded usage."""
-    prefix = _Prefix(run)
+def token_report(run: Run, counter: Counter | None = None, tick: Tick | None = None) -> TokenReport:
+    """Tokens per call and per message; ``counter`` (count_tokens) replaces estimates, never recorded usage.
+    ``tick`` is called between messages and calls (the stepper's worker yields to the keys there)."""
+    prefix = _Prefix(run, tick)
     calls: list[CallTokens] = []
     fixed_estimate: float | None = None
     for k, call in enumerate(run.calls):
+        if tick is not None:
+            tick()
         body = request_at(run, call.message).body
         if fixed_estimate is None:
             fixed_estimate = prefix.fixed(body)
@@ -186,9 +191,13 @@ def token_report(run: Run, counter: Counter | None = None) -> TokenReport:
 class _Prefix:
     """Message estimates computed once, so estimating every request of a long run stays linear."""
 
-    def __init__(self, run: Run):
+    def __init__(self, run: Run, tick: Tick | None = None):
         self.run = run
-        self.sizes = [estimate.message_tokens(m, carry_thinking=False) for m in run.messages]
+        self.sizes = []
+        for m in run.messages:
+            if tick is not None:
+                tick()
+            self.sizes.append(estimate.message_tokens(m, carry_thinking=False))
         self.sums = [0.0]
         self.last_assistant: list[int] = []  # for each prefix length n: the last assistant index below n
         last = -1

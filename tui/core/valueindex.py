@@ -24,7 +24,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
@@ -146,6 +146,25 @@ class Scope:
 
     def search(self, needle: str, before: int | None) -> Place | None:
         """The first bounded occurrence of ``needle`` in a string of a message before ``before``."""
+        if not needle or not self._parts or not self._words_seen(needle, before):
+            return None
+        return self.scan(needle, before)
+
+    def _words_seen(self, needle: str, before: int | None) -> bool:
+        """False when a word of ``needle`` is in no string before ``before``: then it cannot occur there.
+
+        Every maximal ``\\w+`` run of an indexed string is registered as a token (``add_string``), and
+        a bounded occurrence of ``needle`` makes each of its word runs a maximal run of that string
+        (``_bounded`` stops exactly where ``\\w`` does). So one dict look-up per word saves scanning the
+        whole prefix for a value the model made up, which made tracing a long run quadratic."""
+        for word in FINE.findall(needle):
+            place = self.keys.get(("s", word))
+            if place is None or (before is not None and isinstance(place.index, int) and place.index >= before):
+                return False
+        return True
+
+    def scan(self, needle: str, before: int | None) -> Place | None:
+        """``search`` without the word check: a scan of the prefix's strings."""
         if not needle or not self._parts:
             return None
         if self._text is None:
@@ -153,7 +172,7 @@ class Scope:
         end = len(self._text)
         if before is not None:
             cut = bisect.bisect_left(self._indices, before)  # strings were added in message order
-            end = self._offsets[cut] - 1 if cut < len(self._offsets) else len(self._text)
+            end = max(self._offsets[cut] - 1, 0) if cut < len(self._offsets) else len(self._text)
         text, at = self._text, 0
         while True:
             at = text.find(needle, at, end)
@@ -206,9 +225,12 @@ def _add_any(scope: Scope, index: int | str, block: int, path: str, value: Any) 
         scope.add_scalar(index, block, sub_path, scalar, is_key)
 
 
-def index_messages(messages: list[Any]) -> Scope:
+def index_messages(messages: list[Any], tick: Callable[[], None] | None = None) -> Scope:
+    """Every message indexed in order; ``tick`` is called before each (a worker may pause or stop there)."""
     scope = Scope()
     for i, message in enumerate(messages):
+        if tick is not None:
+            tick()
         index_blocks(scope, i, blocks_of(message))
     return scope
 

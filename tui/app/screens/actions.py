@@ -84,7 +84,7 @@ class StepperActions:
         if action == "match":
             return self.matches is not None and bool(self.matches.rows)
         if action == "finding":
-            return bool(self.view.findings)
+            return bool(self.view.findings) or bool(self.view.analyses.unsourced)
         if action == "back":
             return len(self.app.screen_stack) > 2
         return True

@@ -98,7 +98,7 @@ def help_text(screen: Screen) -> Text:
             text.append(f" {description}\n")
         text.append("\n")
     text.append("Also: tab / shift+tab move the focus, ctrl+p opens the command palette "
-                "(go to message N, tool call NAME, tool_use id). Keys are remappable by id "
+                "(go to message N, tool call NAME, tool_use id; diff against a file). Keys are remappable by id "
                 "(keymap.json in the config directory).", palette.DIM)
     return text
 

@@ -22,14 +22,16 @@ from tui.app import events
 from tui.app.commands import GoToProvider
 from tui.app.runview import RunView
 from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
+from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
 from tui.app.widgets.account_view import AccountView
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
+from tui.app.widgets.tokens_view import TokensView
 from tui.core.safe import one_line
 
-VIEWS = ("request", "raw", "account", "problems")
+VIEWS = ("request", "raw", "account", "problems", "tokens")
 
 
 def short_path(path: str) -> str:
@@ -42,16 +44,17 @@ def short_path(path: str) -> str:
         return relative
     home = os.path.expanduser("~")
     return "~" + absolute[len(home):] if absolute.startswith(home + os.sep) else absolute
-TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems"}
+TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens"}
 
 
-class StepperScreen(StepperActions, Screen):
+class StepperScreen(AnalysisActions, StepperActions, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
-            "request that produced it (1), its exact JSON (2), the account of it (3) or all findings (4).")
-    BINDINGS = STEPPER_BINDINGS
-    COMMANDS = {GoToProvider}
+            "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
+            "what each request cost in tokens (5). D diffs the run against another file.")
+    BINDINGS = with_analysis_bindings(STEPPER_BINDINGS)
+    COMMANDS = {GoToProvider, DiffProvider}
 
     header = getters.query_one("#run-header", Static)
     tabs = getters.query_one("#tabs", Static)
@@ -62,6 +65,7 @@ class StepperScreen(StepperActions, Screen):
     raw = getters.query_one("#raw", RawView)
     account_view = getters.query_one("#account", AccountView)
     problems = getters.query_one("#problems", ProblemsView)
+    tokens_view = getters.query_one("#tokens", TokensView)
 
     def __init__(self, view: RunView, at: int = 0, view_name: str = "request") -> None:
         super().__init__()
@@ -85,6 +89,7 @@ class StepperScreen(StepperActions, Screen):
                     yield RawView(self.view.run, id="raw")
                     yield AccountView(self.view, id="account")
                     yield ProblemsView(self.view, id="problems")
+                    yield TokensView(self.view, id="tokens")
         yield Static(self.status_text(), id="status")
         yield Footer()
 
@@ -92,11 +97,12 @@ class StepperScreen(StepperActions, Screen):
         self.message_list.focus()
         self.message_list.set_cursor(self.index)
         self._show_current()  # the header, tabs and status have their text from compose
-        if self.view_name == "problems":
-            self.problems.focus()
+        self._focus_view(self.view_name)
         if self.view.findings is None:
             # After the first full screen is out: the check holds the GIL for a while on a big run.
             self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))
+        else:
+            self.start_analyses()
 
     def _breakpoint_now(self) -> None:
         """The class Textual's first resize event gives the screen (``HORIZONTAL_BREAKPOINTS``), now."""
@@ -112,6 +118,7 @@ class StepperScreen(StepperActions, Screen):
     def go_to(self, index: int) -> None:
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
+        self.hold_analyses()  # background work waits while the user steps
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
         self._show_current()
@@ -123,6 +130,8 @@ class StepperScreen(StepperActions, Screen):
             self.raw.show(self.index)
         elif self.view_name == "account":
             self.account_view.show(self.index)
+        elif self.view_name == "tokens":
+            self.tokens_view.show(self.index)
         elif not self.problems.shown:
             self.problems.fill()
 
@@ -156,7 +165,7 @@ class StepperScreen(StepperActions, Screen):
     def tabs_text(self, name: str) -> Text:
         counts = ""
         if self.view.findings is not None:
-            counts = f" ({len(self.view.findings)})"
+            counts = f" ({len(self.view.findings) + len(self.view.analyses.unsourced or [])})"
         tabs = Text()
         for n, key in enumerate(VIEWS, 1):
             label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
@@ -169,10 +178,15 @@ class StepperScreen(StepperActions, Screen):
         self.views.current = name
         self.tabs.update(self.tabs_text(name))
         self._show_current()
+        self._focus_view(name)
+
+    def _focus_view(self, name: str) -> None:
         focused = self.focused
         if name == "problems":
             self.problems.focus()
-        elif focused is None or focused is self.problems:
+        elif name == "tokens":
+            self.tokens_view.focus()
+        elif focused is None or focused in (self.problems, self.tokens_view):
             self.message_list.focus()
 
     def describe_status(self) -> None:
@@ -188,7 +202,10 @@ class StepperScreen(StepperActions, Screen):
             warnings = len(view.findings) - errors
             text.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
                         "bold red" if errors else "")
-            if view.findings:
+            unsourced = len(view.analyses.unsourced or [])
+            if unsourced:
+                text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")
+            if view.findings or unsourced:
                 text.append("  ] [ next/previous finding", "dim")
         if self.matches is not None:
             text.append("   search " + one_line(self.matches.describe()))
@@ -217,6 +234,7 @@ class StepperScreen(StepperActions, Screen):
         self.show_view(self.view_name)
         self.describe_status()
         self.refresh_bindings()
+        self.start_analyses()
 
     def on_search_done(self, event: events.SearchDone) -> None:
         self.matches = event.matches

@@ -126,11 +126,16 @@ class LineView(ScrollView, can_focus=True):
             text.end = ""
             if self.highlight:
                 text.highlight_words([self.highlight], palette.MATCH, case_sensitive=False)
+            text = self.style_row(row, text)
             strip = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
             self._strips[row] = strip
         if row == self.cursor and self.has_focus and row < len(self._doc):
             strip = strip.apply_style(self.get_component_rich_style("lineview--cursor"))
         return strip
+
+    def style_row(self, row: int, text: Text) -> Text:
+        """A hook: mark something in row ``row`` before it is drawn (the request pane marks a traced value)."""
+        return text
 
     def on_focus(self) -> None:
         self.refresh()

@@ -22,6 +22,8 @@ from tui.app.lines import segments
 from tui.app.runview import RunView
 
 _STEP = Binding.Group("Step")
+#: The token column: ``~1.4k``, ``=14k``, ``123k``.
+TOKENS_WIDTH = 6
 
 
 class MessageList(ScrollView, can_focus=True):
@@ -29,7 +31,9 @@ class MessageList(ScrollView, can_focus=True):
 
     HELP = ("The message list: index, role, producer (caller, model call k, loop), the blocks of each "
             "message, its stop_reason, and ✗ (error) or △ (warning) where the grammar check found "
-            "something. The last row is the next request. Down/Up (j/k) step one message.")
+            "something. Once counted, each row a model call produced shows the input tokens of its request "
+            "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
+            "recorded). The last row is the next request. Down/Up (j/k) step one message.")
     COMPONENT_CLASSES = {"message-list--cursor"}
     BINDINGS = [
         Binding("down", "step(1)", "Next message", id="list.next", group=_STEP),
@@ -91,6 +95,8 @@ class MessageList(ScrollView, can_focus=True):
         head = Text.assemble((mark, mark_style), " ", (str(i).rjust(digits), palette.DIM), " ",
                              (role.ljust(9), palette.ROLE.get(role, "")), " ",
                              (producer.label.ljust(label_width), palette.PRODUCER.get(producer.kind, palette.DIM)), " ")
+        if view.analyses.report is not None:  # the input tokens of the request that produced i
+            head.append(view.analyses.input_label(i).rjust(TOKENS_WIDTH) + " ", palette.DIM)
         room = width - head.cell_len - (len(stop) + 1 if stop else 0) - 1
         summary = view.summary(i)
         if len(summary) > room:

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from tui.app import palette
 from tui.app.runview import RunView
+from tui.app.traceparts import value_text
 from tui.core.safe import one_line
 
 
@@ -22,7 +23,9 @@ class ProblemsView(OptionList):
     """Findings, sorted by index."""
 
     HELP = ("Every finding of the grammar check: severity, index (and block), rule, the API's own words and a "
-            "likely cause, then what the loader noticed. Enter (or a click) jumps to the index.")
+            "likely cause; then the provenance warnings (a tool input that no earlier message, system prompt "
+            "or tool schema holds: the model produced it); then what the loader noticed. Enter (or a click) "
+            "jumps to the index.")
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="problems.down.vim"),
         Binding("k", "cursor_up", "Up", show=False, id="problems.up.vim"),
@@ -63,6 +66,7 @@ class ProblemsView(OptionList):
             if finding.index is not None:
                 self._targets[option_id] = finding.index
             options.append(Option(prompt, id=option_id))
+        options += self._provenance_options()
         warnings = view.run.warnings
         if warnings:
             options.append(None)
@@ -76,6 +80,30 @@ class ProblemsView(OptionList):
                 options.append(Option(prompt, id=option_id))
         self.set_options(options)
         self.shown = True
+
+    def _provenance_options(self) -> list[Option | None]:
+        """Provenance warnings, apart from the grammar's and named as such."""
+        unsourced = self.view.analyses.unsourced
+        if unsourced is None:
+            return [None, Option(Text("provenance: tracing the tool inputs of every turn …", palette.NOTE),
+                                 disabled=True)]
+        if not unsourced:
+            return []
+        mark, style = palette.MARK["warning"]
+        options: list[Option | None] = [None, Option(Text(
+            f"Provenance warnings ({len(unsourced)}): tool inputs that no earlier message, the system prompt or a "
+            "tool schema holds", palette.HEADING), disabled=True)]
+        for k, (i, value) in enumerate(unsourced):
+            prompt = Text.assemble((mark, style), " ", ("warning".ljust(7), style), " ",
+                                   (f"{i}.{value.block}".ljust(6), "bold"), " ",
+                                   ("provenance warning: value not in the prefix", palette.DIM), "\n  ",
+                                   f"{one_line(str(value.name))} {one_line(value.path)} = ",
+                                   value_text(value.value), ": no earlier message, the system prompt or a tool "
+                                   "schema holds it, so the model produced it")
+            option_id = f"provenance-{k}"
+            self._targets[option_id] = i
+            options.append(Option(prompt, id=option_id))
+        return options
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

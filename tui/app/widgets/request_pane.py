@@ -15,11 +15,15 @@ from textual.binding import Binding
 from textual.message import Message
 
 from tui.app import palette, sections
+from tui.app.analyses import has_tool_use
 from tui.app.blocks import OUTPUT_ROWS, message_parts
 from tui.app.lines import Part, Rows, Target, Wrapped
 from tui.app.runview import RunView, summary_of
+from tui.app.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
+from tui.app.widgets.request_sources import SourceMarks
 from tui.core.prefix import request_at
+from tui.core.provenance import Value
 
 #: Prefix messages open by default, counting back from N.
 RECENT = 2
@@ -48,12 +52,14 @@ class FoldedRange(Part):
         return None
 
 
-class RequestPane(LineView):
+class RequestPane(SourceMarks, LineView):
     """The request that produced message N."""
 
     HELP = ("The request that produced message N: params, the System prompt and Tools (s, t), messages "
             "0..N-1 (older ones folded), and message N marked as the model's or the loop's output. "
-            "Enter opens or folds the message, block, section or schema under the cursor; z folds all.")
+            "Enter opens or folds the message, block, section or schema under the cursor; z folds all. "
+            "Under a turn with tool calls, each input value is listed with where it came from: Enter on "
+            "one goes to that message with the value marked.")
     BINDINGS = [
         Binding("enter", "activate", "Open/fold", id="request.toggle"),
         Binding("space", "activate", "Open/fold", show=False, id="request.toggle.space"),
@@ -62,6 +68,21 @@ class RequestPane(LineView):
 
     class Prepared(Message):
         """A big open block finished wrapping in a worker."""
+
+    class Traced(Message):
+        """The provenance of message ``index``'s tool inputs is traced (in a worker)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class SourceChosen(Message):
+        """Enter on a traced value: go to where it came from and mark ``text`` there."""
+
+        def __init__(self, value: Value, text: str | None) -> None:
+            super().__init__()
+            self.value = value
+            self.text = text
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -73,11 +94,16 @@ class RequestPane(LineView):
         self.messages_open: dict[int, bool] = {}
         self.blocks_open: set[tuple[int, int]] = set()
         self._cache: dict[tuple, list[Part]] = {}
+        #: ``(index, target, text)``: a traced value marked at its source while ``index`` is shown.
+        self.source_mark: tuple[int, Target, str] | None = None
 
     # -- building ------------------------------------------------------------------------
 
     def show(self, index: int, follow: bool = True) -> None:
         """Attributes down: draw the request for ``index``."""
+        if self.source_mark is not None and self.source_mark[0] != index:
+            self.source_mark = None
+            self._strips.clear()
         self.index = index
         self._build(None, follow)
 
@@ -145,6 +171,11 @@ class RequestPane(LineView):
                                     f"stored message {n}) ", "bold reverse")]))
             parts += message_parts(-1 - n, {"role": "assistant", "content": call.response}, self.blocks_open,
                                    OUTPUT_ROWS)
+        if has_tool_use(view.run.messages[n]):
+            trace = view.analyses.trace(n)
+            if trace is None:
+                self._trace(n)
+            parts += trace_parts(view, n, trace)
         return parts
 
     def folded_row(self, i: int, message) -> Text:
@@ -201,7 +232,11 @@ class RequestPane(LineView):
         self._build(target)
 
     def action_activate(self) -> None:
-        self.toggle(self.target())
+        target = self.target()
+        if target and target[0] == "source":
+            self._choose_source(target)
+            return
+        self.toggle(target)
 
     def action_fold_all(self) -> None:
         self.system_open = self.tools_open = False
