@@ -43,25 +43,26 @@ class _Scan:
     __slots__ = ("uses", "results", "first_other")
 
     def __init__(self, messages: list[Any], indices: list[int]):
-        self.uses: list[tuple[int, int, str, Any]] = []  # (index, block, id, name)
-        self.results: list[tuple[int, int, Any, bool]] = []  # (index, block, tool_use_id, after other)
-        self.first_other: tuple[int, int] | None = None
+        uses: list[tuple[int, int, str, Any]] = []  # (index, block, id, name)
+        results: list[tuple[int, int, Any, bool]] = []  # (index, block, tool_use_id, after other)
+        first_other: tuple[int, int] | None = None
         for i in indices:
             content = messages[i].get("content")
             if not isinstance(content, list):
-                if content and self.first_other is None:
-                    self.first_other = (i, 0)  # a string content is one text block
+                if content and first_other is None:
+                    first_other = (i, 0)  # a string content is one text block
                 continue
             for b, block in enumerate(content):
                 kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "tool_use":
                     block_id = block.get("id")
                     if isinstance(block_id, str):
-                        self.uses.append((i, b, block_id, block.get("name")))
+                        uses.append((i, b, block_id, block.get("name")))
                 elif kind == "tool_result":
-                    self.results.append((i, b, block.get("tool_use_id"), self.first_other is not None))
-                elif self.first_other is None:
-                    self.first_other = (i, b)
+                    results.append((i, b, block.get("tool_use_id"), first_other is not None))
+                elif first_other is None:
+                    first_other = (i, b)
+        self.uses, self.results, self.first_other = uses, results, first_other
 
 
 class _RunIds:
