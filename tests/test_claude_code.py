@@ -173,26 +173,37 @@ def test_forcing_a_format_that_does_not_fit_is_one_clear_line(realruns, cli, for
     assert result.code == 2 and "Traceback" not in result.stderr and result.stderr.startswith("turnscope: ")
 
 
-def test_progress_lines_read_off_their_bytes_link_the_same_tree_as_parsed_ones(realruns):
+def test_the_index_links_every_line_as_the_file_does_progress_lines_included(realruns):
+    # progress lines are kept as bare links, not records: the tree must still be the file's own
     from tui.formats.document import read_document
     from tui.formats.transcript.records import read_index
+    progress = 0
     for path in _transcripts(realruns):
-        quick, slow = read_index(read_document(str(path))), read_index(read_document(str(path)), shortcut=False)
-        links = {k: (r.parent, r.kind, r.sidechain, r.line) for k, r in quick.nodes.items()}
-        assert links == {k: (r.parent, r.kind, r.sidechain, r.line) for k, r in slow.nodes.items()}, path.name
-        assert quick.skipped == slow.skipped
+        by_uuid = {}
+        for number, line in enumerate(path.read_bytes().split(b"\n"), 1):
+            value = orjson.loads(line) if line.strip() else None
+            if isinstance(value, dict) and isinstance(value.get("uuid"), str):
+                by_uuid[value["uuid"]] = (value.get("parentUuid"), value.get("type"), value.get("isSidechain") is True,
+                                          number)
+        index = read_index(read_document(str(path)))
+        linked = {uuid: (r.parent, r.kind, r.sidechain, r.line) for uuid, r in index.nodes.items()}
+        assert linked == by_uuid, path.name
+        assert index.skipped.get("progress", 0) == sum(1 for v in by_uuid.values() if v[1] == "progress")
+        progress += index.skipped.get("progress", 0)
+    assert progress > 1000
 
 
-def test_only_lines_shaped_exactly_like_progress_lines_skip_the_parse():
-    from tui.formats.transcript.records import progress_line
-    line = (b'{"parentUuid":"a-1","isSidechain":true,"cwd":"/r","type":"progress","data":{"type":"hook_progress"},'
-            b'"timestamp":"2026-01-01T00:00:00Z","uuid":"p-1"}')
-    assert progress_line(line) == ("a-1", "p-1", True)
-    # a user line that quotes a progress line in its text is parsed as usual
-    quoted = (b'{"parentUuid":"a-1","isSidechain":false,"type":"user","message":{"role":"user","content":'
-              b'"{\\"type\\":\\"progress\\",\\"data\\":{}}"},"uuid":"u-9"}')
-    assert progress_line(quoted) is None
-    assert progress_line(line.replace(b',"uuid":"p-1"}', b',"uuid":"p-1","extra":1}')) is None
+def test_a_thread_runs_through_the_progress_lines_it_hangs_off(realruns):
+    # in this session a user prompt hangs off a chain of SessionStart hook lines
+    path = realruns / "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
+    lines = _lines(path)
+    hooked = [x for x in lines if x.get("type") in ("user", "assistant") and any(
+        y.get("uuid") == x.get("parentUuid") and y.get("type") == "progress" for y in lines)]
+    assert len(hooked) >= 5
+    after, before = load_runs(str(path))
+    prompts = {m["content"] if isinstance(m["content"], str) else None for m in before.messages + after.messages}
+    assert any(isinstance(x["message"]["content"], str) and x["message"]["content"] in prompts for x in hooked)
+    assert not any("not in this file" in w.text for w in after.warnings + before.warnings)
 
 
 def test_a_line_that_is_not_json_is_skipped_with_its_line_number(realruns, tmp_path):

@@ -37,7 +37,10 @@ LONG_LIVED = {"branch"}
 EXIT_BAD_INPUT = 2
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ``only``, just that verb's subcommand (its module alone is imported:
+    importing every verb, the network client of ``branch`` included, would double the start-up of
+    a ``check``)."""
     parser = argparse.ArgumentParser(
         prog="turnscope",
         description="A terminal replay debugger for LLM agent runs. "
@@ -46,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"turnscope {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     for name, module_name in VERBS.items():
-        importlib.import_module(module_name).add_parser(sub)
+        if only is None or name == only:
+            importlib.import_module(module_name).add_parser(sub)
     return parser
 
 
@@ -60,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] in VERBS:
-            args = _parser().parse_args(args_list)
+            args = _parser(only=args_list[0]).parse_args(args_list)
             return _run_verb(args)
         if args_list and args_list[0] in ("-h", "--help", "--version"):
             _parser().parse_args(args_list)

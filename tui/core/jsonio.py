@@ -6,9 +6,7 @@ falls back to the standard library for that one case rather than failing.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +46,8 @@ def dumps(value: Any, indent: bool = False) -> bytes:
         return orjson.dumps(value, option=option)
     except TypeError:
         # Integers beyond 64 bits, or other values orjson refuses: the stdlib keeps them exact.
+        import json  # here, not at the top: a read-only verb never needs it (nor tempfile below)
+
         text = json.dumps(value, ensure_ascii=False, indent=2 if indent else None,
                           separators=None if indent else (",", ":"), allow_nan=True)
         return text.encode("utf-8", "surrogatepass")
@@ -58,6 +58,8 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 
     A crash, a full disk or a permission error leaves the previous file intact.
     """
+    import tempfile
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

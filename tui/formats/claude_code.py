@@ -59,7 +59,7 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
     runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
     if runs:
-        runs[0].warnings += doc.line_warnings
+        runs[0].warnings += sorted(doc.line_warnings, key=lambda w: w.line or 0)  # progress lines read late too
         _file_notes(runs[0], index, threads)
     if subagents and main:
         runs += _subagent_files(doc.path, runs[0] if runs else None)
@@ -89,7 +89,7 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
     if built.moved_results:
         warnings.append(LoadWarning(f"{built.moved_results} user turn(s): tool results put before the other "
                                     "blocks written with them, as the API requires"))
-    blank_first = [i for i, m in enumerate(built.messages) if _blank_before_thinking(m)]
+    blank_first = [i for i in built.thinking if _blank_before_thinking(built.messages[i])]
     if blank_first:
         warnings.append(LoadWarning(
             f"{len(blank_first)} assistant turn(s) start with a whitespace-only text block written ahead of their "
@@ -114,7 +114,7 @@ def _title(index: Index, t: Thread) -> str | None:
 
 def _first_words(t: Thread) -> str:
     for record in t.records:
-        content = record.message.get("content")
+        content = record.content
         text = content if isinstance(content, str) else next(
             (b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), "") \
             if isinstance(content, list) else ""
@@ -140,10 +140,10 @@ def _before_compactions(index: Index, first: Thread) -> list[tuple[Thread, str |
 
 def _last_message_before(index: Index, boundary: Record) -> Record | None:
     """The last message line of the thread a compact boundary closed (``logicalParentUuid``)."""
-    record = index.nodes.get(boundary.logical_parent) if boundary.logical_parent else None
-    seen = 0
-    while record is not None and record.message is None and seen < len(index.nodes):
-        record = index.nodes.get(record.parent) if record.parent else None
+    record = index.node(boundary.logical_parent, boundary.start) if boundary.logical_parent else None
+    seen, most = 0, index.size()
+    while record is not None and record.message is None and seen < most:
+        record = index.node(record.parent, record.start) if record.parent else None
         seen += 1
     return record
 
@@ -152,8 +152,10 @@ def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]
     if index.skipped:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(index.skipped.items(), key=lambda kv: -kv[1]))
         run.warnings.append(LoadWarning(f"skipped lines not sent to the model: {kinds}"))
-    used = {id(r) for t, _ in threads for r in t.records}
-    unused = [r for r in index.messages if id(r) not in used]
+    used: set[int] = set()
+    for t, _ in threads:
+        used.update(map(id, t.records))
+    unused = [r for r in index.messages if id(r) not in used] if len(used) < len(index.messages) else []
     if unused:
         run.warnings.append(LoadWarning(f"{len(unused)} message line(s) are on abandoned branches (a rewind, "
                                         "a retry) and are in no run", line=unused[0].line))
@@ -188,7 +190,7 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
 
 def _blank_before_thinking(message: Any) -> bool:
     content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
-    if not isinstance(content, list) or len(content) < 2 or not isinstance(content[0], dict):
+    if type(content) is not list or len(content) < 2 or type(content[0]) is not dict:
         return False
     first = content[0]
     return first.get("type") == "text" and not str(first.get("text") or "").strip() and any(

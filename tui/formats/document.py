@@ -22,6 +22,8 @@ _NON_SPACE = re.compile(rb"\S")
 _UNSET = object()
 _FAILED = object()
 _BLANK = object()
+#: What ``Document.bad_line`` returns for a line that yields no value.
+SKIPPED = object()
 #: How many head lines the sniffers may look at.
 HEAD_LINES = 20
 
@@ -223,16 +225,23 @@ class Document:
             try:
                 value = parse(line)
             except error:
-                if not line or line.isspace():
-                    continue
-                try:  # again, for the error with its position
-                    value = jsonio.loads(line, self.path, number - 1)
-                except LoadError as exc:
-                    if self.strict:
-                        raise
-                    self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
+                value = self.bad_line(line, number)
+                if value is SKIPPED:
                     continue
             yield number, value
+
+    def bad_line(self, line: bytes, number: int) -> Any:
+        """A line the fast parser refused: ``SKIPPED`` for a blank line, or a warning naming the line
+        and column (raised in strict mode); the value, should the positioned parse succeed after all."""
+        if not line or line.isspace():
+            return SKIPPED
+        try:  # again, for the error with its position
+            return jsonio.loads(line, self.path, number - 1)
+        except LoadError as exc:
+            if self.strict:
+                raise
+            self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
+            return SKIPPED
 
     # -- failure -------------------------------------------------------------------------
 

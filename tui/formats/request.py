@@ -6,6 +6,7 @@ it is a prefill. A JSON array of such bodies is several runs.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from tui.core.errors import LoadError
@@ -20,8 +21,13 @@ _OPENAI_ROLES = ("system", "tool", "developer", "function")
 
 
 def looks_openai(messages: Any) -> bool:
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and (m.get("role") in _OPENAI_ROLES or "tool_calls" in m) for m in messages)
+    if not isinstance(messages, list):
+        return False
+    try:  # every message a dict with a hashable role: two passes in C (sniffing a 100 MB body asks twice)
+        return not set(map(dict.get, messages, repeat("role"))).isdisjoint(_OPENAI_ROLES) or \
+            any(map(dict.__contains__, messages, repeat("tool_calls")))
+    except TypeError:  # an item that is not a dict, or an unhashable role
+        return any(isinstance(m, dict) and (m.get("role") in _OPENAI_ROLES or "tool_calls" in m) for m in messages)
 
 
 def _is_body(value: Any) -> bool:

@@ -77,30 +77,43 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         self.matches = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="run-header")
+        # The header, tabs and status lines get their text now, and the screen its breakpoint
+        # class (wide or narrow) before the first layout: then the first frame drawn is the full
+        # screen, not one that a re-layout and a second frame complete.
+        self._breakpoint_now()
+        yield Static(self.header_text(), id="run-header")
         with Horizontal(id="panes"):
             yield MessageList(self.view, id="messages")
             with Vertical(id="right"):
-                yield Static(id="tabs")
+                yield Static(self.tabs_text(self.view_name), id="tabs")
                 with ContentSwitcher(initial=self.view_name, id="views"):
                     yield RequestPane(self.view, id="request")
                     yield RawView(self.view.run, id="raw")
                     yield AccountView(self.view, id="account")
                     yield ProblemsView(self.view, id="problems")
                     yield TokensView(self.view, id="tokens")
-        yield Static(id="status")
+        yield Static(self.status_text(), id="status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.message_list.focus()
-        self.go_to(self.index)
-        self.show_view(self.view_name)
+        self.message_list.set_cursor(self.index)
+        self._show_current()  # the header, tabs and status have their text from compose
+        self._focus_view(self.view_name)
         if self.view.findings is None:
             # After the first full screen is out: the check holds the GIL for a while on a big run.
             self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))
         else:
             self.start_analyses()
-        self.describe_status()
+
+    def _breakpoint_now(self) -> None:
+        """The class Textual's first resize event gives the screen (``HORIZONTAL_BREAKPOINTS``), now."""
+        points = (self.app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
+                  else self.HORIZONTAL_BREAKPOINTS) or []
+        width = self.app.size.width
+        chosen = next((name for at, name in sorted(points, reverse=True) if width >= at), None)
+        for _, name in points:
+            self.set_class(name == chosen, name, update=False)
 
     # -- the index (attributes down) -----------------------------------------------------
 
@@ -151,9 +164,7 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
 
-    def show_view(self, name: str) -> None:
-        self.view_name = name
-        self.views.current = name
+    def tabs_text(self, name: str) -> Text:
         counts = ""
         if self.view.findings is not None:
             counts = f" ({len(self.view.findings) + len(self.view.analyses.unsourced or [])})"
@@ -162,8 +173,16 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
             tabs.append(label, "reverse bold" if key == name else "dim")
             tabs.append(" ")
-        self.tabs.update(tabs)
+        return tabs
+
+    def show_view(self, name: str) -> None:
+        self.view_name = name
+        self.views.current = name
+        self.tabs.update(self.tabs_text(name))
         self._show_current()
+        self._focus_view(name)
+
+    def _focus_view(self, name: str) -> None:
         focused = self.focused
         if name == "problems":
             self.problems.focus()
@@ -173,6 +192,9 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             self.message_list.focus()
 
     def describe_status(self) -> None:
+        self.status.update(self.status_text())
+
+    def status_text(self) -> Text:
         view = self.view
         text = Text()
         if view.findings is None:
@@ -191,7 +213,7 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             text.append("   search " + one_line(self.matches.describe()))
             if self.matches.rows:
                 text.append("  > < next/previous match", "dim")
-        self.status.update(text)
+        return text
 
     # -- messages up ---------------------------------------------------------------------
 

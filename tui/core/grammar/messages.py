@@ -58,18 +58,19 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
             out.add("consecutive_assistant", i, None, detail=f"messages {i - 1} and {i}")
         elif role == previous_role == "user":
             out.add("consecutive_user", i, None, detail=f"messages {i - 1} and {i}")
-        if role != previous_role:
+        if role != previous_role and merged_server_ids:
             merged_server_ids = set()
         previous_role = role
         sent_final = prefill and i == last and role == "assistant"
-        _content(out, i, message, role, sent_final, params, seen_ids, merged_server_ids)
-        if role == "assistant" and isinstance(message.get("content"), list):
+        kinds = _content(out, i, message, role, sent_final, params, seen_ids, merged_server_ids)
+        if role == "assistant" and kinds and "server_tool_use" in kinds:
             merged_server_ids |= {id_key(b.get("id")) for b in message["content"]
                                   if isinstance(b, dict) and b.get("type") == "server_tool_use"}
 
 
 def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: bool,
-             params: dict[str, Any], seen_ids: set[str], earlier: set[Any]) -> None:
+             params: dict[str, Any], seen_ids: set[str], earlier: set[Any]) -> list[str | None] | None:
+    """Check one message's content; the types of its blocks (None for string content)."""
     content = message.get("content")
     if isinstance(content, str):
         if content == "":
@@ -79,15 +80,15 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
             out.add("whitespace_text_block", i, None, detail="string content is whitespace only")
         if final:
             _prefill(out, i, [{"type": "text", "text": content}], ["text"], params, string=True)
-        return
+        return None
     if not isinstance(content, list):
         out.add("invalid_content", i, None, detail=f"found {type(content).__name__}")
-        return
+        return None
     if not content:
         if not final:
             out.add("empty_content", i, None)
-        return
-    kinds = []
+        return None
+    kinds: list[str | None] = []
     for b, block in enumerate(content):
         kind = block.get("type") if isinstance(block, dict) else None
         if not isinstance(kind, str):
@@ -98,9 +99,11 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
         if "cache_control" in block and block["cache_control"] is not None:
             out.cache_controls += 1
         if kind == "text":
-            _text(out, i, b, block.get("text"), final)
+            text = block.get("text")
+            if not isinstance(text, str) or not text or (not final and text.isspace()):
+                _text(out, i, b, text, final)  # the common case, a non-blank text, has nothing to report
         elif kind == "tool_result":
-            _tool_result(out, i, b, block, final)
+            _tool_result(out, i, b, block, final, seen_ids)
             if role == "assistant":
                 out.add("tool_result_in_assistant", i, b)
         else:
@@ -109,6 +112,7 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
         _thinking_order(out, i, kinds)
     if final:
         _prefill(out, i, content, kinds, params)
+    return kinds
 
 
 def _block(out: Findings, i: int, b: int, kind: str, block: dict[str, Any], role: Any,
@@ -149,11 +153,11 @@ def _text(out: Findings, i: int, b: int | None, text: Any, final: bool) -> None:
         out.add("whitespace_text_block", i, b)
 
 
-def _tool_result(out: Findings, i: int, b: int, block: dict[str, Any], final: bool) -> None:
+def _tool_result(out: Findings, i: int, b: int, block: dict[str, Any], final: bool, seen_ids: set[str]) -> None:
     target = block.get("tool_use_id")
     if not isinstance(target, str):
         out.add("tool_result_fields", i, b, detail="tool_use_id is missing")
-    elif not ID_PATTERN.match(target):
+    elif target not in seen_ids and not ID_PATTERN.match(target):  # seen_ids hold ids that matched already
         out.add("tool_use_id_pattern", i, b, kind="tool_result.tool_use_id", detail=f"id {target!r}")
     if "is_error" in block and not isinstance(block["is_error"], bool):
         out.add("tool_result_fields", i, b, detail="is_error is not a boolean")

@@ -43,25 +43,26 @@ class _Scan:
     __slots__ = ("uses", "results", "first_other")
 
     def __init__(self, messages: list[Any], indices: list[int]):
-        self.uses: list[tuple[int, int, str, Any]] = []  # (index, block, id, name)
-        self.results: list[tuple[int, int, Any, bool]] = []  # (index, block, tool_use_id, after other)
-        self.first_other: tuple[int, int] | None = None
+        uses: list[tuple[int, int, str, Any]] = []  # (index, block, id, name)
+        results: list[tuple[int, int, Any, bool]] = []  # (index, block, tool_use_id, after other)
+        first_other: tuple[int, int] | None = None
         for i in indices:
             content = messages[i].get("content")
             if not isinstance(content, list):
-                if content and self.first_other is None:
-                    self.first_other = (i, 0)  # a string content is one text block
+                if content and first_other is None:
+                    first_other = (i, 0)  # a string content is one text block
                 continue
             for b, block in enumerate(content):
                 kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "tool_use":
                     block_id = block.get("id")
                     if isinstance(block_id, str):
-                        self.uses.append((i, b, block_id, block.get("name")))
+                        uses.append((i, b, block_id, block.get("name")))
                 elif kind == "tool_result":
-                    self.results.append((i, b, block.get("tool_use_id"), self.first_other is not None))
-                elif self.first_other is None:
-                    self.first_other = (i, b)
+                    results.append((i, b, block.get("tool_use_id"), first_other is not None))
+                elif first_other is None:
+                    first_other = (i, b)
+        self.uses, self.results, self.first_other = uses, results, first_other
 
 
 class _RunIds:
@@ -144,6 +145,8 @@ def _answered(out: Findings, indices: list[int], this: _Scan, following: Turn | 
         out.add("tool_result_not_first", at, block, api_index=following[1][0],
                 ids=", ".join(str(r[2]) for r in misplaced),
                 detail=f"block {block} of message {at} comes before the results", cause=cause)
+    if answered == ids and nxt.results[0][0] == nxt.results[-1][0]:
+        return  # every call answered, in order, in one message: the common case, nothing to report
     wanted = set(ids)
     holders = sorted({r[0] for r in nxt.results if id_key(r[2]) in wanted})
     split_at = holders[1] if len(holders) > 1 else None
@@ -181,6 +184,9 @@ def _missing_cause(indices: list[int], ids: list[str], answered: list[Any], miss
 
 def _orphans(out: Findings, indices: list[int], this: _Scan, previous: Turn | None, offered: set[str],
              run_ids) -> None:
+    targets = [r[2] for r in this.results]
+    if all(type(t) is str for t in targets) and len(set(targets)) == len(targets) and offered.issuperset(targets):
+        return  # each result answers a call of the turn before, once: the common case, nothing to report
     seen: set[Any] = set()
     for i, b, target, _ in this.results:
         if id_key(target) in seen:

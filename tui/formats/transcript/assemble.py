@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from tui.core.run import ModelCall
-from tui.formats.transcript.records import API_ERROR, COMPACT_SUMMARY, TRANSCRIPT_ONLY, Record
+from tui.formats.transcript.records import API_ERROR, COMPACT_SUMMARY, SYNTHETIC, THINKING, TRANSCRIPT_ONLY, Record
 
 
 @dataclass
@@ -29,30 +29,34 @@ class Assembled:
     merged_users: int = 0  # user turns made of several lines
     moved_results: int = 0  # user turns whose results had to be put before other blocks
     synthetic: list[int] = field(default_factory=list)  # lines of assistant text Claude Code wrote itself
+    thinking: list[int] = field(default_factory=list)  # assistant turns with a thinking block
     transcript_only: list[int] = field(default_factory=list)
 
 
 def assemble(records: list[Record]) -> Assembled:
     out = Assembled()
     answer: list[Record] = []
+    answer_key: object = None  # the message.id (or uuid) the answer's lines share
     answer_at = -1
     pending: list[Record] = []
     before: str | None = None  # timestamp of the line before the current answer
     last_stamp: str | None = None
     for record in records:
         if record.kind == "assistant":
-            if record.flags & API_ERROR or record.message.get("model") == "<synthetic>":
+            if record.flags & (API_ERROR | SYNTHETIC):
                 out.synthetic.append(record.line)
                 continue
-            key = record.message.get("id") or record.uuid
-            if answer and key == (answer[0].message.get("id") or answer[0].uuid):
+            key = record.key or record.uuid
+            if answer and key == answer_key:
                 answer.append(record)
                 last_stamp = record.timestamp or last_stamp
                 continue
-            _close_answer(out, answer, answer_at, before)
-            _flush_user(out, pending)
-            pending = []
-            answer, answer_at, before = [record], len(out.messages), last_stamp
+            if answer:
+                _close_answer(out, answer, answer_at, before)
+            if pending:
+                _flush_user(out, pending)
+                pending = []
+            answer, answer_key, answer_at, before = [record], key, len(out.messages), last_stamp
             out.messages.append(None)  # filled when the answer is complete
         else:
             if record.flags & TRANSCRIPT_ONLY and not record.flags & COMPACT_SUMMARY:
@@ -68,43 +72,51 @@ def assemble(records: list[Record]) -> Assembled:
 def _close_answer(out: Assembled, answer: list[Record], at: int, before: str | None) -> None:
     if not answer:
         return
+    last = answer[-1].message
     if len(answer) == 1:
-        content = answer[0].message.get("content")
+        content = answer[0].content
+        stop = last.get("stop_reason")
     else:
         out.merged_answers += 1
         content = []
         for record in answer:
-            part = record.message.get("content")
+            part = record.content
             content.extend(part if isinstance(part, list) else [{"type": "text", "text": part}])
+        stop = None
+        for record in reversed(answer):
+            stop = record.message.get("stop_reason")
+            if stop:
+                break
     out.messages[at] = {"role": "assistant", "content": content}
-    last = answer[-1]
-    stop = next((r.message.get("stop_reason") for r in reversed(answer) if r.message.get("stop_reason")), None)
+    for record in answer:
+        if record.flags & THINKING:
+            out.thinking.append(at)
+            break
     started = before or answer[0].timestamp
-    out.calls.append(ModelCall(message=at, usage=last.message.get("usage"), stop_reason=stop,
-                               model=last.message.get("model"), request_id=last.request_id,
-                               started=started, duration_ms=_between(started, last.timestamp)))
+    out.calls.append(ModelCall(at, last.get("usage"), stop or None, last.get("model"), answer[-1].request_id,
+                               started, _between(started, answer[-1].timestamp)))
 
 
 def _flush_user(out: Assembled, pending: list[Record]) -> None:
     if not pending:
         return
     if len(pending) == 1:
-        out.messages.append({"role": "user", "content": pending[0].message.get("content")})
+        out.messages.append({"role": "user", "content": pending[0].content})
         return
     out.merged_users += 1
     blocks: list[Any] = []
     for record in pending:
-        content = record.message.get("content")
+        content = record.content
         if isinstance(content, list):
             blocks.extend(content)
         elif isinstance(content, str) and content:
             blocks.append({"type": "text", "text": content})
-    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-    if results and len(results) < len(blocks):
-        others = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-        if blocks != results + others:
-            out.moved_results += 1
-            blocks = results + others
+    results, others = [], []
+    for block in blocks:
+        (results if isinstance(block, dict) and block.get("type") == "tool_result" else others).append(block)
+    if results and others and blocks != results + others:
+        out.moved_results += 1
+        blocks = results + others
     out.messages.append({"role": "user", "content": blocks})
 
 

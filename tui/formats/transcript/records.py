@@ -4,121 +4,112 @@ Every line with a ``uuid`` is a node of the tree ``parentUuid`` draws (progress 
 lines too: threads run through them). ``user`` and ``assistant`` lines keep their API message
 and the few facts a run needs (timestamp, request id, flags); the rest of each line (the
 ``toolUseResult`` copy of every tool output, progress payloads) is dropped as it is read,
-so a big transcript costs little more memory than the messages it holds. Also indexed: assistant lines by ``message.id`` (one API
-answer is written as one line per content block), tool results by ``tool_use_id``, session
-titles (``summary`` lines), and compaction boundaries.
+so a big transcript costs little more memory than the messages it holds; a progress line
+(most of a transcript's lines) is only located, and parsed if a thread runs through it
+(``index.Index.node``). Also indexed: assistant lines by
+``message.id`` (one API answer is written as one line per content block), tool results by
+``tool_use_id``, session titles (``summary`` lines), and compaction boundaries.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from tui.formats.document import Document
+from tui.core import jsonio
+from tui.formats.document import SKIPPED, Document
+from tui.formats.transcript.index import (API_ERROR, COMPACT_SUMMARY, SYNTHETIC, THINKING, TRANSCRIPT_ONLY, Index,
+                                          Record)
 
 MESSAGE_TYPES = ("user", "assistant")
+__all__ = ["API_ERROR", "COMPACT_SUMMARY", "SYNTHETIC", "THINKING", "TRANSCRIPT_ONLY", "Index", "Record", "read_index"]
 
 
-@dataclass(slots=True)
-class Record:
-    line: int
-    uuid: str | None
-    parent: str | None
-    kind: str
-    sidechain: bool
-    message: dict[str, Any] | None = None  # user and assistant lines: the API message; the rest of the line is dropped
-    timestamp: str | None = None
-    request_id: str | None = None
-    flags: int = 0  # COMPACT_SUMMARY | TRANSCRIPT_ONLY | API_ERROR
-    subtype: str | None = None  # system lines: compact_boundary, local_command, ...
-    logical_parent: str | None = None  # a compact boundary's link to the thread before it
-
-    @property
-    def is_message(self) -> bool:
-        return self.message is not None
+_HEAD = b'{"parentUuid":'
+_TYPE = b'"type":"'
+_PROGRESS = b'"type":"progress","data":{'
 
 
-COMPACT_SUMMARY, TRANSCRIPT_ONLY, API_ERROR = 1, 2, 4
-_FLAGS = (("isCompactSummary", COMPACT_SUMMARY), ("isVisibleInTranscriptOnly", TRANSCRIPT_ONLY),
-          ("isApiErrorMessage", API_ERROR))
-
-
-@dataclass
-class Index:
-    nodes: dict[str, Record] = field(default_factory=dict)
-    messages: list[Record] = field(default_factory=list)  # user and assistant lines, in file order
-    by_message_id: dict[str, list[Record]] = field(default_factory=dict)
-    results: dict[str, list[Record]] = field(default_factory=dict)  # tool_use_id -> user lines answering it
-    titles: dict[str, str] = field(default_factory=dict)  # leafUuid -> summary
-    skipped: dict[str, int] = field(default_factory=dict)  # line kind -> count (not sent to the model)
-    facts: dict[str, Any] = field(default_factory=dict)  # session id, agent id, Claude Code version
-
-
-def progress_line(line: bytes) -> tuple[str | None, str, bool] | None:
-    """A progress line's links ``(parent, uuid, sidechain)``, read off its bytes; None unless the
-    line is surely a progress line.
-
-    Progress lines are most of a transcript's lines and ~40% of its bytes, and only their links
-    matter. Claude Code writes them with scalar keys first, then ``"type":"progress","data":{``,
-    and ``"uuid"`` last. Inside JSON strings quotes are escaped, so the first ``"type":"`` of the
-    line is the top-level one; anything not exactly in this shape is parsed as usual.
-    """
-    if not line.startswith(b'{"parentUuid":'):
-        return None
-    at = line.find(b'"type":"', 14, 2048)
-    if at < 0 or not line.startswith(b'"type":"progress","data":{', at):
-        return None
-    if not line.endswith(b'"}'):
-        line = line.rstrip()
-        if not line.endswith(b'"}'):
-            return None
-    key = line.rfind(b',"uuid":"', len(line) - 80)
-    uuid = line[key + 9:-2] if key > 0 else b'"'
-    if b'"' in uuid or b"\\" in uuid or not uuid:
-        return None
-    if line.startswith(b'null,', 14):
-        parent = None
-    else:
-        close = line.find(b'"', 15, 100)
-        if not line.startswith(b'"', 14) or close < 0 or b"\\" in line[15:close]:
-            return None
-        parent = line[15:close].decode("ascii", "replace")
-    return parent, uuid.decode("ascii", "replace"), b'"isSidechain":true' in line[:at]
-
-
-def read_index(doc: Document, shortcut: bool = True) -> Index:
-    index = Index()
-    nodes, messages, skipped = index.nodes, index.messages, index.skipped
-    for number, value in doc.iter_lines(progress_line if shortcut else None):
-        if type(value) is tuple:  # a progress line read off its bytes (JSON yields no tuples)
-            parent, uuid, sidechain = value
-            nodes[uuid] = Record(number, uuid, parent, "progress", sidechain)
-            skipped["progress"] = skipped.get("progress", 0) + 1
+def read_index(doc: Document) -> Index:
+    """One pass over the lines, each parsed and dropped but for what ``Index`` keeps; a progress line
+    (Claude Code writes them with scalar keys first, then ``"type":"progress","data":{``) is only
+    located. Inside JSON strings quotes are escaped, so the first ``"type":"`` of a line that
+    starts ``{"parentUuid":`` is its own type; a line in any other shape is parsed."""
+    data = doc.data
+    index = Index(doc)
+    parsed, links, messages, skipped = index.parsed, index.links, index.messages, index.skipped
+    answers, results = index.by_message_id, index.results
+    unread, unread_lines = index.unread.append, index.unread_lines.append
+    find, startswith, parse, error = data.find, data.startswith, jsonio.fast_loads, jsonio.FastDecodeError
+    start, number, size, progress = 0, 0, len(data), 0
+    while start < size:
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        number += 1
+        if startswith(_PROGRESS, find(_TYPE, start, end if end - start < 2048 else start + 2048)) \
+                and startswith(_HEAD, start):
+            if not progress:  # the count keeps the place of the first progress line among the kinds
+                skipped.setdefault("progress", 0)
+            progress += 1
+            unread(start)
+            unread_lines(number)
+            start = end + 1
             continue
-        if not isinstance(value, dict):
+        line = data[start:end]
+        at, start = start, end + 1
+        try:
+            value = parse(line)
+        except error:
+            value = doc.bad_line(line, number)
+            if value is SKIPPED:
+                continue
+        if type(value) is not dict:
             skipped["not an object"] = skipped.get("not an object", 0) + 1
             continue
         kind = value.get("type")
-        kind = kind if isinstance(kind, str) else "(no type)"
         uuid = value.get("uuid")
-        uuid = uuid if isinstance(uuid, str) else None
+        if type(uuid) is not str:
+            uuid = None
         parent = value.get("parentUuid")
-        record = Record(number, uuid, parent if isinstance(parent, str) else None, kind,
-                        value.get("isSidechain") is True)
+        if type(parent) is not str:
+            parent = None
+        if kind == "progress":
+            if not progress:
+                skipped.setdefault("progress", 0)
+            progress += 1
+            if uuid is not None:
+                links[uuid] = (number, at, parent, value.get("isSidechain") is True)
+                parsed.pop(uuid, None)  # the last line with a uuid is its node
+            continue
+        if type(kind) is not str:
+            kind = "(no type)"
         message = value.get("message")
-        if kind in MESSAGE_TYPES and isinstance(message, dict):
-            record.message = message
-            stamp, request_id = value.get("timestamp"), value.get("requestId")
-            record.timestamp = stamp if isinstance(stamp, str) else None
-            record.request_id = request_id if isinstance(request_id, str) else None
-            for key, flag in _FLAGS:
-                if value.get(key) is True:
-                    record.flags |= flag
+        if (kind == "user" or kind == "assistant") and type(message) is dict:
+            flags = COMPACT_SUMMARY if value.get("isCompactSummary") is True else 0
+            if value.get("isVisibleInTranscriptOnly") is True:
+                flags |= TRANSCRIPT_ONLY
+            if value.get("isApiErrorMessage") is True:
+                flags |= API_ERROR
+            stamp, request_id, content = value.get("timestamp"), value.get("requestId"), message.get("content")
+            record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at, message,
+                            stamp if type(stamp) is str else None,
+                            request_id if type(request_id) is str else None, flags, content)
             messages.append(record)
-            _index_message(index, record, message)
+            if kind == "assistant":
+                _index_answer(record, message, content, answers)
+            elif type(content) is list:
+                for block in content:
+                    if type(block) is dict and block.get("type") == "tool_result":
+                        target = block.get("tool_use_id")
+                        if type(target) is str:
+                            if target in results:
+                                results[target].append(record)
+                            else:
+                                results[target] = [record]
             if not index.facts:
                 index.facts = {k: value[k] for k in ("sessionId", "agentId", "version") if k in value}
         else:
+            record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at)
             label = f"system {value.get('subtype')}" if kind == "system" else \
                 f"{kind} without a message" if kind in MESSAGE_TYPES else kind
             skipped[label] = skipped.get(label, 0) + 1
@@ -129,19 +120,28 @@ def read_index(doc: Document, shortcut: bool = True) -> Index:
                 logical = value.get("logicalParentUuid")
                 record.logical_parent = logical if isinstance(logical, str) else None
         if uuid is not None:
-            nodes[uuid] = record
+            parsed[uuid] = record
+            if links:
+                links.pop(uuid, None)
+    if progress:
+        skipped["progress"] += progress
     return index
 
 
-def _index_message(index: Index, record: Record, message: dict[str, Any]) -> None:
-    content = message.get("content")
-    if record.kind == "assistant":
-        key = message.get("id")
-        if isinstance(key, str):
-            index.by_message_id.setdefault(key, []).append(record)
-    elif isinstance(content, list):
+def _index_answer(record: Record, message: dict[str, Any], content: Any, answers: dict[str, list[Record]]) -> None:
+    """An assistant line's message id, tool_use ids and flags, read while the message is fresh."""
+    key = record.key = message.get("id")
+    if isinstance(key, str):
+        answers.setdefault(key, []).append(record)
+    if message.get("model") == "<synthetic>":
+        record.flags |= SYNTHETIC
+    if type(content) is list:
+        uses = []
         for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                target = block.get("tool_use_id")
-                if isinstance(target, str):
-                    index.results.setdefault(target, []).append(record)
+            kind = block.get("type") if type(block) is dict else None
+            if kind == "tool_use":
+                uses.append(block.get("id"))
+            elif kind == "thinking" or kind == "redacted_thinking":
+                record.flags |= THINKING
+        if uses:
+            record.uses = tuple(uses)

@@ -32,20 +32,21 @@ class Thread:
 def spine(index: Index, leaf: Record) -> tuple[list[Record], str, Record | None, str | None]:
     """The records from the root (or compaction, or missing parent) to ``leaf``."""
     path: list[Record] = []
-    seen: set[int] = set()
+    seen: set[int] = set()  # line numbers: a parentUuid cycle ends the walk
+    parsed, node = index.parsed.get, index.node
     record: Record | None = leaf
-    while record is not None and id(record) not in seen:
-        seen.add(id(record))
+    while record is not None and record.line not in seen:
+        seen.add(record.line)
         path.append(record)
         if record.flags & COMPACT_SUMMARY:
-            parent = index.nodes.get(record.parent) if record.parent else None
+            parent = node(record.parent, record.start) if record.parent else None
             path.reverse()
             return path, COMPACTED, parent, None
         if record.parent is None:
             path.reverse()
             boundary = record if record.subtype == "compact_boundary" else None
             return path, COMPACTED if boundary else ROOT, boundary, None
-        following = index.nodes.get(record.parent)
+        following = parsed(record.parent) or node(record.parent, record.start)
         if following is None:
             path.reverse()
             return path, DANGLING, None, record.parent
@@ -56,32 +57,38 @@ def spine(index: Index, leaf: Record) -> tuple[list[Record], str, Record | None,
 
 def thread(index: Index, leaf: Record) -> Thread:
     path, stop, boundary, dangling = spine(index, leaf)
-    chosen = {id(r): r for r in path if r.message is not None}
-    spine_ids = set(chosen)
-    keys = {r.message.get("id") for r in path if r.kind == "assistant" and r.message is not None}
+    chosen = {r.line: r for r in path if r.message is not None}  # a line is one record
+    on_spine = len(chosen)
     sidechain = leaf.sidechain
-    for key in keys:
-        for other in index.by_message_id.get(key, ()) if isinstance(key, str) else ():
-            if other.sidechain == sidechain:
-                chosen.setdefault(id(other), other)
-    uuids = {r.uuid for r in chosen.values()}
-    for record in [r for r in chosen.values() if r.kind == "assistant"]:
-        content = record.message.get("content")
-        for block in content if isinstance(content, list) else ():
-            if type(block) is dict and block.get("type") == "tool_use":
-                _add_result(index, chosen, uuids, block.get("id"))
-    records = sorted(chosen.values(), key=lambda r: r.line)
-    siblings = sum(1 for r in records if id(r) not in spine_ids)
-    return Thread(records, stop, boundary, dangling, siblings)
-
-
-def _add_result(index: Index, chosen: dict[int, Record], uuids: set[str | None], tool_use_id: object) -> None:
-    candidates = index.results.get(tool_use_id, ()) if isinstance(tool_use_id, str) else ()
-    if not candidates or any(id(r) in chosen for r in candidates):
-        return
-    record = next((r for r in candidates if r.parent in uuids), candidates[0])
-    chosen[id(record)] = record
-    uuids.add(record.uuid)
+    answers, keys = index.by_message_id, set()
+    for record in path:
+        if record.kind == "assistant" and record.message is not None:
+            key = record.key
+            if type(key) is str and key not in keys:
+                keys.add(key)
+                for other in answers.get(key, ()):
+                    if other.sidechain == sidechain and other.line not in chosen:
+                        chosen[other.line] = other
+    results = index.results
+    uuids: set[str | None] | None = None  # of the chosen lines: made when a call has several results to pick from
+    for record in [r for r in chosen.values() if r.uses]:
+        for tool_use_id in record.uses:
+            candidates = results.get(tool_use_id) if type(tool_use_id) is str else None
+            if not candidates:
+                continue
+            if len(candidates) == 1:
+                if candidates[0].line not in chosen:
+                    chosen[candidates[0].line] = candidates[0]
+                    if uuids is not None:
+                        uuids.add(candidates[0].uuid)
+            elif not any(r.line in chosen for r in candidates):
+                if uuids is None:
+                    uuids = {r.uuid for r in chosen.values()}
+                picked = next((r for r in candidates if r.parent in uuids), candidates[0])
+                chosen[picked.line] = picked
+                uuids.add(picked.uuid)
+    records = [chosen[line] for line in sorted(chosen)]
+    return Thread(records, stop, boundary, dangling, len(records) - on_spine)
 
 
 def sidechain_leaves(index: Index) -> list[Record]:
@@ -105,7 +112,7 @@ def _root(index: Index, record: Record, memo: dict[int, Record]) -> Record:
     while id(current) not in memo:
         trail.append(current)
         on_trail.add(id(current))
-        parent = index.nodes.get(current.parent) if current.parent else None
+        parent = index.node(current.parent, current.start) if current.parent else None
         if parent is None or not parent.sidechain or id(parent) in on_trail:  # a root, or a parentUuid cycle
             memo[id(current)] = current
             break
