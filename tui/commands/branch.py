@@ -32,6 +32,7 @@ from tui.core.branch import api, patch as patches, runner, store
 from tui.core.branch.events import Finished
 from tui.core.branch.resolvers import HEADLESS_SPECS, Resolver, make_resolver
 from tui.core.errors import LoadError, UsageError
+from tui.core.safe import one_line
 from tui.formats import format_names
 from tui.formats.sidecar import read_system
 
@@ -76,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         resolver = make_resolver(spec, branch.parent)
         api.api_key()
         if note and spec == "recorded":
-            print(f"turnscope: note: no recorded answers: {note}; unanswered calls stop the branch", file=sys.stderr)
+            print(f"turnscope: note: no recorded answers: {one_line(note)}; unanswered calls stop the branch",
+                  file=sys.stderr)
         branch.lineage.setdefault("resumed", []).append(
             {"time": api.now_iso(), "from": len(branch.run.messages), "resolver": spec,
              **({"max_steps": args.max_steps} if args.max_steps else {})})
