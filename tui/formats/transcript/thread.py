@@ -58,7 +58,8 @@ def thread(index: Index, leaf: Record) -> Thread:
     path, stop, boundary, dangling = spine(index, leaf)
     chosen = {id(r): r for r in path if r.message is not None}
     spine_ids = set(chosen)
-    keys = {r.message.get("id") for r in path if r.kind == "assistant" and r.message is not None}
+    keys = {r.message.get("id") for r in path if r.kind == "assistant" and r.message is not None
+            and isinstance(r.message.get("id"), str)}
     sidechain = leaf.sidechain
     for key in keys:
         for other in index.by_message_id.get(key, ()) if isinstance(key, str) else ():
