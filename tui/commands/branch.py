@@ -14,7 +14,9 @@ dir; the parent file is never written. The key comes from ANTHROPIC_API_KEY (nev
 written anywhere); ANTHROPIC_BASE_URL picks the endpoint.
 
 Exit 0 when the branch ran (whatever stopped it), 2 on bad input (nothing sent), 3 when
-the API failed (the branch file is kept up to its last complete turn), 130 on Ctrl-C.
+the API failed or the branch file could not be written (it is kept up to its last complete
+turn), 130 on Ctrl-C. TURNSCOPE_API_TIMEOUT (seconds) and TURNSCOPE_API_RETRIES set the
+SDK's timeout and retries.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         branch, note = runner.resume(args.resume)
         spec = args.resolver or branch.lineage.get("resolver") or "recorded"
         resolver = make_resolver(spec, branch.parent)
-        api.api_key()
+        api.api_key(), api.api_timeout(), api.api_retries()  # what is missing or wrong is said before anything
         if note and spec == "recorded":
             print(f"turnscope: note: no recorded answers: {one_line(note)}; unanswered calls stop the branch",
                   file=sys.stderr)
@@ -84,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
              **({"max_steps": args.max_steps} if args.max_steps else {})})
         if args.max_steps:
             branch.lineage["max_steps"] = args.max_steps  # the branch's limit from now on
-        branch.save()
+        try:
+            branch.save()
+        except runner.SaveError as exc:
+            raise UsageError(f"{exc.strerror}; nothing was sent") from None
     else:
         branch, resolver = _start(args)
     steps = args.max_steps or branch.lineage.get("max_steps") or runner.DEFAULT_MAX_STEPS
@@ -96,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         printer.cancelled()
         return EXIT_CANCELLED
+    except runner.SaveError as exc:
+        printer.save_failed(exc)
+        return EXIT_API
     printer.finished(finished)
     if finished.error is not None:
         return EXIT_API
@@ -120,15 +128,17 @@ def _start(args: argparse.Namespace) -> tuple[runner.Branch, Resolver]:
         edit += patches.param("model", args.model)
     spec = args.resolver or "recorded"
     resolver = make_resolver(spec, parent)  # a resolver that cannot load fails before anything is written
-    api.api_key()
+    api.api_key(), api.api_timeout(), api.api_retries()
     if args.output and _same_file(args.output, args.file):
         raise UsageError(f"{args.output}: refusing to overwrite the run being branched")
     try:
         branch = runner.start(parent, args.at, edit, resolver=spec, parent_sha=store.sha256_of(args.file),
                               max_steps=args.max_steps or runner.DEFAULT_MAX_STEPS, output=args.output,
                               sidecars={"system": args.system, "tools": args.tools})
-    except OSError as exc:
-        raise UsageError(f"cannot save the branch: {exc.strerror or exc}") from None
+    except runner.SaveError as exc:
+        raise UsageError(f"{exc.strerror}; nothing was sent") from None
+    except OSError as exc:  # the directory for it could not be made
+        raise UsageError(f"cannot save the branch: {exc.strerror or exc}; nothing was sent") from None
     return branch, resolver
 
 

@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
     if counter is not None:
         print(f"turnscope: count_tokens: {counter.sent} sent, {counter.hits} from the cache "
               f"({one_line(str(counter.directory))})", file=sys.stderr)
+        if counter.cache_error:
+            print(f"turnscope: note: {one_line(counter.cache_error)} (the counts are right, only not kept)",
+                  file=sys.stderr)
     if args.json:
         doc = report.as_json()
         doc["fixed"] = {"tokens": report.fixed, "kind": report.fixed_kind}
