@@ -1,0 +1,289 @@
+"""Bad input gets a clear answer, from every registered loader and every verb: a loaded run (with
+warnings or findings) or exit 2 and one line naming the file, never a traceback, never a hang.
+
+Property-based (hypothesis): each format's example files with their structure mutated (wrong
+types, missing and extra keys, null where a list belongs, unknown block types, long and hostile
+strings, huge numbers, deep nesting), random documents forced through every loader, random
+message lists through the grammar check and the analyses, and byte-level damage to the real runs
+in ../shared/realruns. ``TURNSCOPE_FUZZ_EXAMPLES`` sets how many examples each property tries
+(default 25; the suite's runtime stays modest); ``TURNSCOPE_FUZZ_EXAMPLES=500`` searches harder.
+
+Deterministic cases (an empty file, a BOM, CRLF line ends, a truncated last line, invalid UTF-8,
+NaN, integers past 64 bits, 10,000 levels of nesting, a 5 MB string, null messages, an unknown
+block type) run the command line in a fresh process under a timeout.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+import sys
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO
+from fuzz_docs import Doc, _slots, byte_mutation, examples, mutated, parse, values
+from tui.core import jsonio, native
+from tui.core.account import accounts
+from tui.core.diff import diff_runs
+from tui.core.errors import LoadError, UsageError
+from tui.core.grammar import check_request, check_run
+from tui.core.prefix import request_at, request_json
+from tui.core.provenance import Provenance
+from tui.core.run import Run, Source
+from tui.core.tokens import token_report
+from tui.formats import formats, load_runs
+from verbs import VERBS, call, run_verbs
+
+EXAMPLES = int(os.environ.get("TURNSCOPE_FUZZ_EXAMPLES", "25"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("TURNSCOPE_FUZZ_RANDOM"),
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                       HealthCheck.data_too_large, HealthCheck.large_base_example])
+NAMES = [m.NAME for m in formats()]
+
+
+def test_every_format_has_an_example():
+    """Each registered loader is fuzzed from its own examples: a loader without a fixture is not."""
+    missing = [name for name, files in examples().items() if not files]
+    assert not missing, f"add a small example file (tests/fixtures/) for: {missing}"
+
+
+def _write(tmp_path, name: str, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mutated_examples_of_each_format_keep_the_contract(tmp_path_factory, name):
+    files = examples()[name]
+    if not files:
+        pytest.skip(f"no example of {name}")
+    docs = [(path, parse(path)) for path in files[:4]]
+    tmp = tmp_path_factory.mktemp(name)
+
+    @FUZZ
+    @given(data=st.data())
+    def check(data):
+        path, doc = docs[data.draw(st.integers(0, len(docs) - 1), label="example")]
+        changed = data.draw(mutated(doc), label="mutations")
+        target = _write(tmp, path.name, changed.dumps(as_yaml=data.draw(st.booleans())))
+        problems = run_verbs(target)
+        assert not problems, "\n".join(problems)
+
+    check()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_random_documents_forced_through_each_loader(tmp_path_factory, name):
+    """``--format NAME`` on anything at all: the loader says why it is not that format, or loads what it can."""
+    tmp = tmp_path_factory.mktemp(name)
+
+    @FUZZ
+    @given(value=values, lines=st.booleans(), more=st.lists(values, max_size=4))
+    def check(value, lines, more):
+        data = b"\n".join(jsonio.dumps(v) for v in [value, *more]) if lines else jsonio.dumps(value)
+        target = _write(tmp, "doc.json", data)
+        try:
+            runs = load_runs(str(target), fmt=name)
+        except (LoadError, UsageError):
+            return
+        for run in runs:
+            _analyse(run)
+
+    check()
+
+
+def _analyse(run: Run) -> None:
+    """What the verbs and the app compute from a run; none of it may raise on a run that loaded."""
+    check_run(run)
+    check_run(run, strict=True)
+    total = len(run.messages)
+    for n in sorted({0, 1, total // 2, max(total - 1, 0), total}):
+        if n <= total:
+            request_at(run, n)
+            request_json(run, n)
+    accounts(run)
+    token_report(run)
+    provenance = Provenance(run)
+    for n in range(min(total, 30)):
+        provenance.trace(n)
+    diff_runs(run, run)
+    native.dumps([run])
+
+
+message = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", None, 5])},
+                                optional={"content": values, "extra": values})
+blocks = st.lists(st.one_of(values, st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking", "image", "future", "redacted_thinking"])},
+    optional={"text": values, "id": values, "name": values, "input": values, "tool_use_id": values,
+              "content": values, "is_error": values, "thinking": values, "signature": values})), max_size=4)
+turns = st.lists(st.one_of(message, values, st.builds(lambda role, b: {"role": role, "content": b},
+                                                       st.sampled_from(["user", "assistant"]), blocks)), max_size=8)
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None, derandomize=not os.environ.get("TURNSCOPE_FUZZ_RANDOM"))
+@given(messages=turns, system=values, tools=values, params=st.dictionaries(st.sampled_from(
+    ["model", "max_tokens", "thinking", "tool_choice", "temperature"]), values, max_size=3))
+def test_the_grammar_check_and_the_analyses_take_any_message_list(messages, system, tools, params):
+    run = Run(messages=messages, system=system, tools=tools, params=params,
+              source=Source(path="fuzz.json", format="messages"))
+    _analyse(run)
+    body = {**params, "messages": messages, "system": system, "tools": tools}
+    check_request(body)
+    check_request(body, strict=True)
+
+
+@pytest.mark.parametrize("name", ["spotter__short.jsonl", "llmanthropic__test_tools.yaml",
+                                  "pydanticai__test_anthropic_code_execution_tool.yaml",
+                                  "sweagent__marshmallow-code__marshmallow-1867.traj",
+                                  "spotter__tool_heavy.jsonl"])
+def test_byte_damage_to_real_runs_keeps_the_contract(realruns, tmp_path_factory, name):
+    original = (realruns / name).read_bytes()
+    tmp = tmp_path_factory.mktemp("bytes")
+
+    @FUZZ
+    @given(data=byte_mutation(original))
+    def check(data):
+        target = _write(tmp, name, data)
+        problems = run_verbs(target)
+        assert not problems, "\n".join(problems)
+
+    check()
+
+
+# -- deterministic cases, in a fresh process under a timeout ------------------------------------
+
+def _first_example(name: str):
+    return examples()[name][0]
+
+
+def _cases(name: str) -> dict[str, tuple[bytes, str]]:
+    """case -> (file bytes, what must happen: "loads", "refused", or "either")."""
+    path = _first_example(name)
+    data = path.read_bytes()
+    doc = parse(path)
+    lines = data.rstrip(b"\n").split(b"\n")
+    last = lines[-1]
+    cut = b"\n".join(lines[:-1] + [last[: len(last) // 2]]) if len(lines) > 1 else data[: len(data) // 2]
+    quoted = data.find(b'"', data.find(b'"text"') + 6) if b'"text"' in data else data.find(b'"')
+    invalid_utf8 = data[:quoted + 1] + b"\xff\xfe\xc3(" + data[quoted + 1:] if quoted >= 0 else data + b"\xff"
+    one_line = doc.kind == "jsonl"
+    cases = {
+        "empty": (b"", "refused"),
+        "blank": (b"\n \r\n\t\n", "refused"),
+        "bom": (b"\xef\xbb\xbf" + data, "loads"),
+        "crlf": (data.replace(b"\n", b"\r\n"), "loads"),
+        "truncated_last_line": (cut, "loads" if one_line else "either"),
+        "invalid_utf8": (invalid_utf8, "either"),
+        "nan": (data.replace(b'"max_tokens":', b'"max_tokens":NaN,"was":', 1)
+                if b'"max_tokens"' in data else data.replace(b"1", b"NaN", 1), "either"),
+        "huge_int": (_with(doc, 2**80), "loads"),
+        "deep_10000": (_with(doc, "DEEP").replace(b'"DEEP"', b"[" * 10_000 + b"]" * 10_000), "either"),
+        "deep_1000": (_with(doc, "DEEP").replace(b'"DEEP"', b"[" * 1000 + b"]" * 1000), "either"),
+        "long_string": (_with(doc, "L" * 5_000_000), "loads"),
+        "null_messages": (data.replace(b'"messages": [', b'"messages": null, "was": [', 1)
+                          .replace(b'"messages":[', b'"messages":null,"was":[', 1), "either"),
+        "unknown_block": (_with(doc, {"type": "future_block_type", "payload": {"k": [1, 2]}}), "loads"),
+    }
+    if doc.kind == "yaml":
+        laughs = "".join(f"  l{k}: &l{k} [{', '.join([f'*l{k - 1}'] * 10)}]\n" for k in range(1, 9))
+        cases.update({
+            "yaml_deep_flow": (data.replace(b"interactions:", b"deep: " + b"[" * 10_000 + b"]" * 10_000
+                                            + b"\ninteractions:", 1), "refused"),
+            "yaml_billion_laughs": (b"laughs:\n  l0: &l0 [lol, lol]\n" + laughs.encode() + data, "refused"),
+            "yaml_alias_cycle": (b"loop: &loop [1, *loop]\n" + data, "either"),
+            "yaml_invalid_utf8": (data.replace(b"interactions:", b"junk: \"\xff\xfe\"\ninteractions:", 1), "refused"),
+        })
+    return cases
+
+
+def _with(doc: Doc, *values) -> bytes:
+    """``doc`` with each value put where a block or a field would be: inside the first list of dicts found
+    (a content array, a message list), else as an extra key of the first object."""
+    changed = copy.deepcopy(doc.value)
+    for value in values:
+        for parent, key in _slots(changed):
+            child = parent[key]
+            if isinstance(child, list) and child and all(isinstance(c, dict) for c in child) and \
+                    any("type" in c for c in child):
+                child.append(value)
+                break
+        else:
+            for parent, key in _slots(changed):
+                if isinstance(parent[key], dict):
+                    parent[key][f"extra_field_{len(parent[key])}"] = value
+                    break
+    return Doc(doc.kind, changed).dumps(as_yaml=False)  # a cassette as JSON: the replacements below need JSON
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_special_inputs_in_a_fresh_process(tmp_path, name):
+    if not examples()[name]:
+        pytest.skip(f"no example of {name}")
+    suffix = _first_example(name).suffix
+    files, expect = [], {}
+    for case, (data, what) in _cases(name).items():
+        path = tmp_path / f"{case}{suffix}"
+        path.write_bytes(data)
+        files.append(str(path))
+        expect[str(path)] = what
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, str(REPO / "tests" / "verbs.py"), *files], capture_output=True,
+                          env=env, cwd=REPO, timeout=600)
+    reports = [orjson.loads(line) for line in proc.stdout.splitlines()]
+    assert len(reports) == len(files), proc.stderr.decode()
+    for report in reports:
+        assert not report["problems"], "\n".join(report["problems"])
+    for path, what in expect.items():
+        if what == "either":
+            continue
+        code, _, stderr = call(["check", path])
+        if what == "loads":
+            assert code in (0, 1), f"{name} {os.path.basename(path)}: should load: {stderr}"
+        else:
+            assert code == 2 and re.match(rf"turnscope: {re.escape(path)}(:\d+:\d+)?: ", stderr), stderr
+
+
+def test_the_verbs_list_covers_every_verb_that_reads_a_run():
+    from tui.cli import VERBS as REGISTERED
+
+    covered = {argv[0] for argv in VERBS}
+    assert set(REGISTERED) - covered <= {"branch"}, "a new verb: add it to tests/verbs.py VERBS"
+
+
+@pytest.mark.parametrize("name", NAMES)
+async def test_the_app_opens_odd_files_of_each_format(tmp_path, name):
+    """The stepper on a file holding nesting 1,000 deep, an integer past 64 bits, a 2 MB string and an
+    unknown block: every view, every index; or, if the file cannot be opened, the CLI's one line."""
+    from app_helpers import app_for, settle
+
+    from tui.app.screens.run_list import RunListScreen
+
+    if not examples()[name]:
+        pytest.skip(f"no example of {name}")
+    example = _first_example(name)
+    data = _with(parse(example), "DEEP", 2**80, "L" * 2_000_000, {"type": "future_block_type", "x": [1]},
+                 {"type": ["not", "a", "string"]}, None).replace(b'"DEEP"', b"[" * 1000 + b"]" * 1000)
+    path = tmp_path / f"odd{example.suffix}"
+    path.write_bytes(data)
+    try:
+        app = app_for(path, tmp_path)
+    except (LoadError, UsageError):
+        code, _, stderr = call(["check", str(path)])
+        assert code == 2 and stderr.count("\n") == 1
+        return
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        if isinstance(app.screen, RunListScreen):
+            await pilot.press("enter")
+            await settle(pilot)
+        for key in ("2", "3", "4", "1", "G", "tab", "enter", "z", "s", "t", "g", "j", "enter", "2", "w", "1"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert app.is_running
