@@ -39,15 +39,18 @@ def _compact(text: str) -> str:
     return "".join(line.strip() for line in text.split("\n"))
 
 
-def _stepper_keys(screen) -> list[tuple[str, str]]:
-    """(key, action) for every binding of the stepper (the keymap applied), the ones to skip left out."""
-    found = []
-    for key, bindings in screen._bindings.key_to_bindings.items():
+def _keys_of(node) -> list[tuple[str, str]]:
+    """(key, action): one key for each action ``node`` binds (the keymap applied), the ones to skip left out."""
+    found: dict[str, str] = {}
+    for key, bindings in node._bindings.key_to_bindings.items():
         for binding in bindings:
-            name = binding.action.split("(")[0]
-            if name not in SKIP_ACTIONS and (key, binding.action) not in found:
-                found.append((key, binding.action))
-    return found
+            if binding.action.split("(")[0] not in SKIP_ACTIONS:
+                found.setdefault(binding.action, key)
+    return [(key, action) for action, key in found.items()]
+
+
+def _stepper_keys(screen) -> list[tuple[str, str]]:
+    return _keys_of(screen)
 
 
 def _view_keys(screen) -> list[str]:
@@ -101,10 +104,21 @@ async def test_every_key_of_the_stepper_on_the_whole_corpus(tmp_path):
             _clean(app, f"after {key} ({action})")
             await _close_dialogs(app, pilot, stepper, key)
             reached.add(stepper.views.current)
-            await pilot.press("tab")  # the next key acts on the other pane
-            await settle(pilot)
-            _clean(app, f"after {key} and tab")
         assert views <= reached, f"views no key shows (so no test looked at them): {views - reached}"
+        pressed: set[tuple[str, str]] = set()
+        for view_key in _view_keys(stepper):  # then each view's own keys, and the list's, with it focused
+            await pilot.press(view_key)
+            await settle(pilot)
+            for widget in [w for w in stepper.query("*") if w.focusable and w.region.area]:
+                keys = [key for key, _ in _keys_of(widget)]
+                for key in [k for k in keys if (type(widget).__name__, k) not in pressed]:
+                    widget.focus()
+                    await pilot.press(key)
+                    await settle(pilot)
+                    _clean(app, f"{type(widget).__name__} key {key} in view {stepper.views.current}")
+                    await _close_dialogs(app, pilot, stepper, key)
+                    pressed.add((type(widget).__name__, key))
+        assert len({name for name, _ in pressed}) >= 4, pressed  # the list and each view's own widget
 
 
 async def test_search_palette_and_goto_show_hostile_text_as_text(tmp_path):

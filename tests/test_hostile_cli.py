@@ -195,3 +195,35 @@ def test_on_a_terminal_nothing_json_leaves_raw_gets_through(tmp_path, argv):
         values = [orjson.loads(line) for line in written.split("\n") if line.strip()]
         assert values == [orjson.loads(line) for line in piped.split("\n") if line.strip()]
         assert args[0] == "account" or contains_payload(values, ALL)  # account quotes the first words only
+
+
+def test_branch_output_and_its_error_lines_are_safe(tmp_path):
+    """``branch`` prints the model's new turns and the tool results as they arrive: the whole corpus in
+    a reply, a tool name and an id, text and --json; and a hostile path in its error lines."""
+    from fake_messages_api_stream import FakeMessagesAPI, Turn, text, tool_use
+
+    api = FakeMessagesAPI().start()
+    try:
+        hostile = write_hostile_run(tmp_path / "all.jsonl", Item("all", ALL, ""))
+        run = REPO / "sample_runs" / "refund" / "run.jsonl"
+        reply = Turn([text(f"reply {ALL}"), tool_use(f"toolu_{ALL}", f"get{ALL}", {"q": ALL})], "tool_use")
+        api.add(reply, Turn([text(f"again {ALL}")]))
+        env = {**api.env(), "XDG_DATA_HOME": str(tmp_path / "data")}
+        result = run_cli("branch", run, "--at", "4", "--model", "m", "--resolver", "stop", "-o", tmp_path / "b.json",
+                         env=env)
+        assert result.code == 0, result.stderr
+        assert not leaks(result.stdout) and not leaks(result.stderr)
+        assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in result.stdout and "[@click=app.quit]quit[/]" in result.stdout
+        as_json = run_cli("branch", run, "--at", "4", "--model", "m", "--resolver", "stop", "--json", env=env)
+        assert as_json.code == 0 and "\x1b" not in as_json.stdout
+        assert contains_payload(orjson.loads(as_json.stdout), ALL)
+        missing = tmp_path / "gone\x1b]0;t\x07.json"
+        rejected = run_cli("branch", hostile, "--at", "4", "--model", "m", env=env)  # its tool names are invalid
+        assert rejected.code == 2 and rejected.stderr.count("\n") == 1 and not leaks(rejected.stderr)
+        assert "would be rejected" in rejected.stderr and "\\x1b[2J" in rejected.stderr
+        for argv in (["branch", "--resume", missing], ["branch", missing, "--at", "1", "--model", "m"]):
+            failed = run_cli(*argv, env=env)
+            assert failed.code == 2 and failed.stderr.count("\n") == 1 and not leaks(failed.stderr)
+            assert one_line(str(missing)) in failed.stderr
+    finally:
+        api.stop()

@@ -22,8 +22,11 @@ from verbs import VERBS
 from tui.formats.document import max_bytes
 
 MB = 1_000_000
-_MEASURED = ("import resource, sys\nfrom tui.cli import main\ncode = main(sys.argv[1:])\n"
-             "sys.__stderr__.write(f'MAXRSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+#: Peak memory from VmHWM: ru_maxrss survives exec on Linux, so a child of a big pytest process
+#: would report the parent's peak.
+_MEASURED = ("import sys\nfrom tui.cli import main\ncode = main(sys.argv[1:])\n"
+             "peak = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')][0]\n"
+             "sys.__stderr__.write(f'MAXRSS {peak}\\n')\n"
              "sys.exit(code)\n")
 
 
