@@ -19,12 +19,16 @@ import time
 
 import orjson
 import pytest
-from conftest import REPO, SAMPLES, run_cli
+from conftest import REPO, SAMPLES, Result, run_cli
 from fake_messages_api_stream import Turn, text, tool_use
 from faulty_api import Raw, Silent, faulty_api  # noqa: F401
 
 from tui.core.grammar import ERROR, check_run
 from tui.formats import open_run
+from verbs import call
+
+#: The SDK warns that the sample runs' model is deprecated; in a real process that warning is not shown.
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
 REFUND = SAMPLES / "refund" / "run.jsonl"
 EDIT = ["--at", "4", "--tool-error", "toolu_01Ef", "policy service unavailable (503)"]
@@ -40,6 +44,14 @@ def _script(body) -> Turn:
         return Turn([text(f"[{n}] {WORDS}"), tool_use(f"toolu_R{n}", "lookup_policy", {"topic": "lost_shipment"})],
                     "tool_use")
     return Turn([text(f"[{n}] {WORDS} Your refund is approved.")])
+
+
+def _in_process(monkeypatch, env: dict[str, str], *argv) -> Result:
+    """``turnscope ARGV`` in this process (no interpreter to start: the suite stays quick)."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code, out, err = call([str(a) for a in argv])
+    return Result(code if code is not None else -1, out, err)
 
 
 def _start(api, out, tmp_path, *extra):
@@ -84,7 +96,7 @@ def _saves(path, proc) -> list[tuple[float, int]]:
         time.sleep(0.002)
 
 
-def test_a_kill_at_random_points_always_leaves_a_branch_that_loads_and_resumes(faulty_api, tmp_path):
+def test_a_kill_at_random_points_always_leaves_a_branch_that_loads_and_resumes(faulty_api, tmp_path, monkeypatch):
     faulty_api.responder = _script
     reference_out = tmp_path / "reference.turnscope.json"
     proc = _start(faulty_api, reference_out, tmp_path)
@@ -110,7 +122,8 @@ def test_a_kill_at_random_points_always_leaves_a_branch_that_loads_and_resumes(f
         _assert_complete_turns(run, reference)
         saved_counts.append(len(run.messages))
         assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
-        resumed = run_cli("branch", "--resume", out, env={**faulty_api.env(), "XDG_DATA_HOME": str(tmp_path / "data")})
+        resumed = _in_process(monkeypatch, {**faulty_api.env(), "XDG_DATA_HOME": str(tmp_path / "data")},
+                              "branch", "--resume", out)
         assert resumed.code == 0, resumed.stderr
         final = open_run(str(out))
         assert final.messages == reference.messages and final.lineage["status"] == "end_turn"
@@ -141,12 +154,12 @@ RESUMED = ("events of the wrong shape", "a cut connection")
 
 
 @pytest.mark.parametrize("case", list(GARBAGE))
-def test_a_server_answering_garbage_is_reported_and_loses_nothing(faulty_api, tmp_path, case):
+def test_a_server_answering_garbage_is_reported_and_loses_nothing(faulty_api, tmp_path, case, monkeypatch):
     reply, words = GARBAGE[case]
     faulty_api.add(_script({"messages": [None] * 5}), reply)
     out = tmp_path / "b.turnscope.json"
     env = {**faulty_api.env(), "XDG_DATA_HOME": str(tmp_path / "data"), **FAST}
-    result = run_cli("branch", REFUND, *EDIT, "-o", out, env=env)
+    result = _in_process(monkeypatch, env, "branch", REFUND, *EDIT, "-o", out)
     assert result.code == 3 and "Traceback" not in result.stderr, result.stderr
     lines = result.stderr.splitlines()
     assert len(lines) == 2 and words in lines[0] and lines[1].startswith("turnscope: the branch is saved up to message 6")
@@ -155,7 +168,7 @@ def test_a_server_answering_garbage_is_reported_and_loses_nothing(faulty_api, tm
     if case not in RESUMED:
         return  # resuming after an API failure is one path, tried on two of the cases
     faulty_api.add(Turn([text("Resumed after the fault.")]))
-    assert run_cli("branch", "--resume", out, env=env).code == 0
+    assert _in_process(monkeypatch, env, "branch", "--resume", out).code == 0
     final = open_run(str(out))
     assert final.messages[:7] == saved.messages and final.messages[7]["content"][0]["text"] == "Resumed after the fault."
 

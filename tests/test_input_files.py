@@ -33,6 +33,9 @@ from write_guard import no_writes_to
 from tui.core import jsonio
 from tui.formats import open_run
 
+#: The SDK warns that the sample runs' model is deprecated; in a real process that warning is not shown.
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
 FIXTURES = REPO / "tests" / "fixtures"
 INPUTS = [SAMPLES / "refund" / "run.jsonl", SAMPLES / "refund" / "system.txt", SAMPLES / "refund" / "tools.json",
           SAMPLES / "refund" / "request.json", SAMPLES / "broken" / "rewritten_turn.turnscope.json",
