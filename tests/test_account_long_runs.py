@@ -4,7 +4,9 @@ summarised, not listed message by message (a 20,000-message run took 90 s; one s
 from __future__ import annotations
 
 from tui.core import account as account_module
-from tui.core.account import HISTORY_ITEMS, accounts
+from tui.core import run_facts as run_facts_module
+from tui.core.account import accounts
+from tui.core.run_facts import HISTORY_ITEMS
 from tui.core.run import Run, Source
 
 
@@ -21,6 +23,7 @@ def test_the_work_per_message_does_not_grow_with_the_run(monkeypatch):
         return real(message)
 
     monkeypatch.setattr(account_module, "tool_uses", counted)
+    monkeypatch.setattr(run_facts_module, "tool_uses", counted)
     work = {}
     for size in (400, 4000):
         calls["n"] = 0

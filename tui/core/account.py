@@ -12,11 +12,11 @@ so the model produced it.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from tui.core import jsonio
 from tui.core.grammar.messages import id_key
+from tui.core.run_facts import HISTORY_ITEMS, names_by_id, run_facts, turns_before
 from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
 from tui.core.provenance import Provenance
 from tui.core.run import Run, blocks_of, first_text
@@ -24,8 +24,6 @@ from tui.core.summary import preview, tool_results, tool_uses
 
 #: How much of a tool input or result a sentence quotes.
 QUOTE = 100
-#: Messages listed one by one between the model's last turn and message N; more are counted, not listed.
-HISTORY_ITEMS = 12
 
 
 def _plural(n: int, word: str) -> str:
@@ -89,7 +87,7 @@ def what_it_is(i: int, message: Any) -> str:
 def who_produced(run: Run, p: Producer) -> str:
     if p.kind == MODEL:
         call = run.calls[p.call]
-        model = call.model or _run_facts(run)[2]
+        model = call.model or run_facts(run)[2]
         by = f" ({model})" if model else ""
         return f"It was produced by model call {p.call + 1} of {len(run.calls)}{by}."
     if p.kind == LOOP:
@@ -197,7 +195,7 @@ def _history(run: Run, i: int, own: bool) -> str:
         items.append("message 0")
     start = 1
     if last_turn is not None:  # message 0 itself, when the run opens with the assistant
-        turns, calls = _turns_before(run, last_turn)
+        turns, calls = turns_before(run, last_turn)
         if turns:
             items.append(f"{_plural(turns, 'earlier turn')} (messages {start}-{last_turn - 1}, "
                          f"{_plural(calls, 'tool call')} and their results)")
@@ -205,7 +203,7 @@ def _history(run: Run, i: int, own: bool) -> str:
         items.append(f"{'its own turn' if own else 'the assistant turn'} {last_turn}"
                      + (f" asking for {names}" if names else ""))
         start = last_turn + 1
-    names = _names_by_id(run, i)
+    names = names_by_id(run, i)
     if i - start > HISTORY_ITEMS:  # a long stretch without a model turn: the latest few, and a count
         items.append(f"messages {start}-{i - HISTORY_ITEMS - 1} ({i - HISTORY_ITEMS - start:,} messages)")
         start = i - HISTORY_ITEMS
@@ -226,45 +224,6 @@ def _history(run: Run, i: int, own: bool) -> str:
 
 def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, dict) else None
-
-
-def _names_by_id(run: Run, i: int) -> dict[Any, Any]:
-    """Tool names by id, from the assistant turn before ``i`` that made calls (searching back at most
-    ``HISTORY_ITEMS`` assistant turns: the results quoted answer the latest ones)."""
-    names: dict[Any, Any] = {}
-    turns = 0
-    for j in range(i - 1, -1, -1):
-        if _role(run.messages[j]) == "assistant":
-            for b in tool_uses(run.messages[j]):
-                names.setdefault(id_key(b.get("id")), b.get("name"))
-            turns += 1
-            if names or turns > HISTORY_ITEMS:
-                break
-    return names
-
-
-_facts: tuple[Any, tuple[int, int], list[int], list[int], Any] | None = None
-
-
-def _run_facts(run: Run) -> tuple[list[int], list[int], Any]:
-    """Prefix sums of assistant turns and their tool calls, and the run's model: computed once per run
-    (and again when it grows), so the account of every message of a long run is not quadratic."""
-    global _facts
-    size = (len(run.messages), len(run.calls))
-    if _facts is None or _facts[0]() is not run or _facts[1] != size:
-        turns, calls = [0], [0]
-        for message in run.messages:
-            own = _role(message) == "assistant"
-            turns.append(turns[-1] + own)
-            calls.append(calls[-1] + (len(tool_uses(message)) if own else 0))
-        _facts = (weakref.ref(run), size, turns, calls, run.model)
-    return _facts[2], _facts[3], _facts[4]
-
-
-def _turns_before(run: Run, k: int) -> tuple[int, int]:
-    """Assistant turns among messages 1..k-1 and the tool calls they made."""
-    turns, calls, _ = _run_facts(run)
-    return turns[k] - turns[1], calls[k] - calls[1]
 
 
 def why_control_moved(run: Run, p: Producer, table: list[Producer]) -> str:
