@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         branch, note = runner.resume(args.resume)
         spec = args.resolver or branch.lineage.get("resolver") or "recorded"
         resolver = make_resolver(spec, branch.parent)
-        api.api_key(), api.api_timeout(), api.api_retries()  # what is missing or wrong is said before anything
+        api.check_environment()
         if note and spec == "recorded":
             print(f"turnscope: note: no recorded answers: {one_line(note)}; unanswered calls stop the branch",
                   file=sys.stderr)
@@ -128,7 +128,7 @@ def _start(args: argparse.Namespace) -> tuple[runner.Branch, Resolver]:
         edit += patches.param("model", args.model)
     spec = args.resolver or "recorded"
     resolver = make_resolver(spec, parent)  # a resolver that cannot load fails before anything is written
-    api.api_key(), api.api_timeout(), api.api_retries()
+    api.check_environment()
     if args.output and _same_file(args.output, args.file):
         raise UsageError(f"{args.output}: refusing to overwrite the run being branched")
     try:

@@ -48,8 +48,8 @@ class Progress:
         self.last = now
         done = min(stats.files, self.total)
         filled = BAR_WIDTH * done // self.total
-        raw_stream(sys.stderr).write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total} files, "
-                         f"{stats.runs} runs")
+        bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total} files, {stats.runs} runs"
+        raw_stream(sys.stderr).write("\r" + bar)  # the carriage return is the point: not escaped
         sys.stderr.flush()
 
     @staticmethod

@@ -48,7 +48,8 @@ def _call_text(block: dict[str, Any]) -> str:
 def _result_text(block: dict[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, list):
-        content = " ".join(b["text"] if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        content = " ".join(b["text"] if isinstance(b, dict) and b.get("type") == "text"
+                           and isinstance(b.get("text"), str)
                            else f"[{b.get('type') if isinstance(b, dict) else '?'}]" for b in content)
     text = _compact(content if content is not None else "")
     return f"{text} (is_error)" if block.get("is_error") else text

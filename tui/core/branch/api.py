@@ -63,6 +63,13 @@ def redact(text: str) -> str:
     return text.replace(key, "[ANTHROPIC_API_KEY]") if len(key) >= 4 else text
 
 
+def check_environment() -> None:
+    """The key is there and the timeout and retries are numbers: said before anything is sent or saved."""
+    api_key()
+    api_timeout()
+    api_retries()
+
+
 def api_timeout() -> float:
     """Seconds the SDK waits (to connect, and for each read of the stream): ``TURNSCOPE_API_TIMEOUT``."""
     return _number(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, float)
