@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui.core.safe import _SURROGATE, _UNSAFE_LINE, already_visible, one_line, visible
+from tui.core.safe import _SURROGATE, _UNSAFE_LINE, already_visible, one_line, utf8_already_visible, visible
 
 
 def test_escape_sequences_are_shown():
@@ -28,3 +28,36 @@ def test_the_printable_fast_path_is_sound():
                                   "\u0085", "\u2028", "\u2066isolate", "\ufeffbom", "\ud83d lone", "", "é\x00"])
 def test_already_visible_agrees_with_visible(text):
     assert already_visible(text) == (visible(text) == text)
+
+
+def test_visible_is_idempotent_so_a_backstop_never_double_escapes():
+    from hostile import ALL
+
+    once = visible(ALL)
+    assert visible(once) == once and one_line(one_line(ALL)) == one_line(ALL)
+
+
+def test_json_for_terminal_escapes_what_json_leaves_raw_and_keeps_the_value():
+    import orjson
+
+    from tui.core.safe import json_for_terminal
+
+    value = {"k\u202e": ["\x9b2J \x85 \u2066x\u2069 \x7f \ufeff ok é ✓", "\x1b[2J"]}
+    data = orjson.dumps(value)
+    safe = json_for_terminal(data)
+    assert orjson.loads(safe) == value
+    assert utf8_already_visible(safe) and "é ✓" in safe.decode()
+    assert json_for_terminal(b'{"plain":"text \\u001b"}') == b'{"plain":"text \\u001b"}'
+
+
+def test_a_visible_stream_shows_what_is_written_and_keeps_the_rest():
+    import io
+
+    from tui.core.safe import VisibleStream, raw_stream
+
+    target = io.StringIO()
+    stream = VisibleStream(target)
+    print("a\x1b[2Jb\u202e", "line", file=stream)
+    stream.writelines(["\x07\n"])
+    assert target.getvalue() == "a\\x1b[2Jb\\u202e line\n\\x07\n"
+    assert raw_stream(stream) is target and raw_stream(target) is target and stream.getvalue() == target.getvalue()

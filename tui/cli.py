@@ -15,7 +15,7 @@ from typing import Sequence
 
 from tui import __version__
 from tui.core.errors import LoadError, UsageError
-from tui.core.safe import one_line
+from tui.core.safe import one_line, visible_streams
 
 #: Verb name -> module in ``tui.commands`` defining ``add_parser(subparsers)`` and ``run(args) -> int``.
 VERBS = {
@@ -61,7 +61,14 @@ def say(text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    """Run the command line. Everything it writes as text (a verb's output, an error line, argparse's
+    usage) passes through ``tui.core.safe.visible``: run text, a hostile file name or argument
+    cannot send a control byte to the terminal, whatever a call site forgot."""
+    with visible_streams():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(args_list: list[str]) -> int:
     try:
         if args_list and args_list[0] in VERBS:
             args = _parser(only=args_list[0]).parse_args(args_list)

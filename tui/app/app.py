@@ -15,16 +15,22 @@ from typing import Any
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import LineFilter
 
 from tui.app import events
 from tui.app.runview import RunView
+from tui.app.safe_lines import VisibleLines
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
+from tui.core.safe import one_line
 from tui.formats import load_runs
+
+
+_VISIBLE_LINES = VisibleLines()
 
 
 class TurnscopeApp(App):
@@ -67,7 +73,11 @@ class TurnscopeApp(App):
                 self.push_screen(DiffScreen(self.screen.view.run, self.diff[1], self.screen.view.run.source.path,
                                             self.diff[0]))
         if self.notice:
-            self.notify(self.notice, severity="warning", markup=False, timeout=8)
+            self.notify(one_line(self.notice), severity="warning", markup=False, timeout=8)
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters (NO_COLOR, ...), then ``VisibleLines``: no line drawn sends a control character."""
+        return [*super().get_line_filters(), _VISIBLE_LINES]
 
     # -- routing -------------------------------------------------------------------------
 
@@ -95,7 +105,7 @@ class TurnscopeApp(App):
         if isinstance(self.screen, PickerScreen):
             self.screen.show_error(event.text)
         else:
-            self.notify(event.text, title="Cannot open", severity="error", markup=False)
+            self.notify(one_line(event.text), title="Cannot open", severity="error", markup=False)
 
     # -- workers -------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import gc
 import sys
 
 from tui.core.errors import LoadError, UsageError
+from tui.core.safe import one_line
 from tui.formats import format_names
 
 EXIT_BAD_INPUT = 2
@@ -39,7 +40,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _say(text: str) -> None:
-    print(f"turnscope: {text}", file=sys.stderr)
+    print(f"turnscope: {one_line(text)}", file=sys.stderr)
 
 
 def launch(argv: list[str]) -> int:

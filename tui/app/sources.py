@@ -107,10 +107,11 @@ def sample_entries(samples: Path = SAMPLES) -> list[Entry]:
         except (LoadError, UsageError):
             continue  # a sidecar (tools.json), not a run
         if len(runs) > 1:
-            out.append(Entry("samples", str(path), rel, f"{len(runs)} runs"))
+            out.append(Entry("samples", str(path), one_line(rel), f"{len(runs)} runs"))
         else:
             run = runs[0]
-            out.append(Entry("samples", str(path), rel, f"{len(run.messages)} messages · {one_line(run.title())}"))
+            out.append(Entry("samples", str(path), one_line(rel),
+                             f"{len(run.messages)} messages · {one_line(run.title())}"))
     return out
 
 
@@ -166,7 +167,7 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
         try:
             count, words = describe_session(path)
         except OSError as exc:
-            out.append(Entry("claude", str(path), path.name, one_line(f"cannot read: {exc.strerror or exc}")))
+            out.append(Entry("claude", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
             continue
         label = f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{count} messages · {one_line(words or '(no user text)')}",

@@ -14,7 +14,9 @@ dir; the parent file is never written. The key comes from ANTHROPIC_API_KEY (nev
 written anywhere); ANTHROPIC_BASE_URL picks the endpoint.
 
 Exit 0 when the branch ran (whatever stopped it), 2 on bad input (nothing sent), 3 when
-the API failed (the branch file is kept up to its last complete turn), 130 on Ctrl-C.
+the API failed or the branch file could not be written (it is kept up to its last complete
+turn), 130 on Ctrl-C. TURNSCOPE_API_TIMEOUT (seconds) and TURNSCOPE_API_RETRIES set the
+SDK's timeout and retries.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from tui.core.branch import api, patch as patches, runner, store
 from tui.core.branch.events import Finished
 from tui.core.branch.resolvers import HEADLESS_SPECS, Resolver, make_resolver
 from tui.core.errors import LoadError, UsageError
+from tui.core.safe import one_line
 from tui.formats import format_names
 from tui.formats.sidecar import read_system
 
@@ -74,15 +77,19 @@ def run(args: argparse.Namespace) -> int:
         branch, note = runner.resume(args.resume)
         spec = args.resolver or branch.lineage.get("resolver") or "recorded"
         resolver = make_resolver(spec, branch.parent)
-        api.api_key()
+        api.check_environment()
         if note and spec == "recorded":
-            print(f"turnscope: note: no recorded answers: {note}; unanswered calls stop the branch", file=sys.stderr)
+            print(f"turnscope: note: no recorded answers: {one_line(note)}; unanswered calls stop the branch",
+                  file=sys.stderr)
         branch.lineage.setdefault("resumed", []).append(
             {"time": api.now_iso(), "from": len(branch.run.messages), "resolver": spec,
              **({"max_steps": args.max_steps} if args.max_steps else {})})
         if args.max_steps:
             branch.lineage["max_steps"] = args.max_steps  # the branch's limit from now on
-        branch.save()
+        try:
+            branch.save()
+        except runner.SaveError as exc:
+            raise UsageError(f"{exc.strerror}; nothing was sent") from None
     else:
         branch, resolver = _start(args)
     steps = args.max_steps or branch.lineage.get("max_steps") or runner.DEFAULT_MAX_STEPS
@@ -94,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         printer.cancelled()
         return EXIT_CANCELLED
+    except runner.SaveError as exc:
+        printer.save_failed(exc)
+        return EXIT_API
     printer.finished(finished)
     if finished.error is not None:
         return EXIT_API
@@ -118,15 +128,17 @@ def _start(args: argparse.Namespace) -> tuple[runner.Branch, Resolver]:
         edit += patches.param("model", args.model)
     spec = args.resolver or "recorded"
     resolver = make_resolver(spec, parent)  # a resolver that cannot load fails before anything is written
-    api.api_key()
+    api.check_environment()
     if args.output and _same_file(args.output, args.file):
         raise UsageError(f"{args.output}: refusing to overwrite the run being branched")
     try:
         branch = runner.start(parent, args.at, edit, resolver=spec, parent_sha=store.sha256_of(args.file),
                               max_steps=args.max_steps or runner.DEFAULT_MAX_STEPS, output=args.output,
                               sidecars={"system": args.system, "tools": args.tools})
-    except OSError as exc:
-        raise UsageError(f"cannot save the branch: {exc.strerror or exc}") from None
+    except runner.SaveError as exc:
+        raise UsageError(f"{exc.strerror}; nothing was sent") from None
+    except OSError as exc:  # the directory for it could not be made
+        raise UsageError(f"cannot save the branch: {exc.strerror or exc}; nothing was sent") from None
     return branch, resolver
 
 

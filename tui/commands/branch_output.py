@@ -101,6 +101,11 @@ class Printer:
             out(f"answer it with: {again} --resolver python:MODULE:FUNCTION")
         out(f"saved: {f.path}")
 
+    def save_failed(self, exc: OSError) -> None:
+        """A save failed: the file is the previous save, whole; one line says so."""
+        _say(f"{exc.strerror}; the file keeps every turn saved before it (continue with "
+             f"`turnscope branch --resume {shlex.quote(self.path)}` once it can be written)")
+
     def cancelled(self) -> None:
         _say(f"cancelled; the branch is saved up to message {len(self.branch.run.messages) - 1}: {self.path} "
              f"(continue with `turnscope branch --resume {shlex.quote(self.path)}`)")

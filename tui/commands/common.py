@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from tui.core.run import Run
-from tui.core.safe import already_visible, one_line, utf8_already_visible, visible
+from tui.core.safe import already_visible, json_for_terminal, one_line, utf8_already_visible, visible
 from tui.formats import format_names, load_runs, open_run
 
 
@@ -67,6 +67,10 @@ def out_lines(lines: list[str]) -> None:
 
 
 def write_bytes(data: bytes) -> None:
+    """JSON out as it is (exact bytes into a pipe or a file); on a terminal, the characters JSON leaves
+    raw but a terminal may act on (C1 controls, bidi overrides) are ``\\u`` escapes: the same value."""
+    if sys.stdout.isatty():
+        data = json_for_terminal(data)
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.write(b"\n")

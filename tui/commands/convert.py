@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from tui.commands.common import add_file_options, runs_from_args, write_bytes
+from tui.commands.common import add_file_options, out, runs_from_args, write_bytes
 from tui.core import jsonio, native
 from tui.core.errors import UsageError
+from tui.core.safe import one_line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,5 +33,5 @@ def run(args: argparse.Namespace) -> int:
         jsonio.atomic_write(args.output, data + b"\n")
     except OSError as exc:
         raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {args.output} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+    out(f"wrote {one_line(args.output)} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
     return 0

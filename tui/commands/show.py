@@ -183,6 +183,16 @@ def _indented(text: str, cont: str) -> str:
     return text.replace("\n", cont) if "\n" in text else text
 
 
+def _result_part(block: Any) -> str:
+    """One block inside a tool_result: its text, a placeholder for media, else its type and raw JSON."""
+    kind = block_type(block)
+    if kind == "text" and isinstance(block.get("text"), str):
+        return block["text"]
+    if kind in ("image", "document"):
+        return f"[{kind} block]"
+    return f"{kind}: {_json(block)}"
+
+
 def _block_text(block: Any, cont: str) -> str:
     """One block as text; ``cont`` is a newline plus the indentation of continuation lines."""
     kind = block_type(block)
@@ -198,8 +208,7 @@ def _block_text(block: Any, cont: str) -> str:
         if isinstance(content, str):
             text = content
         elif isinstance(content, list):
-            text = "\n".join(b.get("text", _json(b)) if isinstance(b, dict) and b.get("type") == "text"
-                             else f"[{block_type(b)} block]" for b in content)
+            text = "\n".join(_result_part(b) for b in content)
         else:
             text = "" if content is None else _json(content)
         return f"tool_result {block.get('tool_use_id')}{mark}: " + _indented(text, cont)

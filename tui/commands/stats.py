@@ -20,7 +20,7 @@ import time
 from tui.commands.common import out, plural, write_bytes
 from tui.core import jsonio
 from tui.core.errors import UsageError
-from tui.core.safe import one_line
+from tui.core.safe import one_line, raw_stream
 from tui.core.stats import Stats, collect, count_files
 
 BAR_WIDTH = 30
@@ -48,13 +48,13 @@ class Progress:
         self.last = now
         done = min(stats.files, self.total)
         filled = BAR_WIDTH * done // self.total
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total} files, "
-                         f"{stats.runs} runs")
+        bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{self.total} files, {stats.runs} runs"
+        raw_stream(sys.stderr).write("\r" + bar)  # the carriage return is the point: not escaped
         sys.stderr.flush()
 
     @staticmethod
     def clear() -> None:
-        sys.stderr.write("\r" + " " * 79 + "\r")
+        raw_stream(sys.stderr).write("\r" + " " * 79 + "\r")
         sys.stderr.flush()
 
 

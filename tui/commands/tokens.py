@@ -46,8 +46,11 @@ def run(args: argparse.Namespace) -> int:
     except CountError as exc:
         raise UsageError(str(exc)) from None
     if counter is not None:
-        print(f"turnscope: count_tokens: {counter.sent} sent, {counter.hits} from the cache ({counter.directory})",
-              file=sys.stderr)
+        print(f"turnscope: count_tokens: {counter.sent} sent, {counter.hits} from the cache "
+              f"({one_line(str(counter.directory))})", file=sys.stderr)
+        if counter.cache_error:
+            print(f"turnscope: note: {one_line(counter.cache_error)} (the counts are right, only not kept)",
+                  file=sys.stderr)
     if args.json:
         doc = report.as_json()
         doc["fixed"] = {"tokens": report.fixed, "kind": report.fixed_kind}

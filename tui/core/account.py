@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.grammar.messages import id_key
+from tui.core.run_facts import HISTORY_ITEMS, names_by_id, run_facts, turns_before
 from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
 from tui.core.provenance import Provenance
 from tui.core.run import Run, blocks_of, first_text
@@ -29,6 +31,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def _and(items: list[str]) -> str:
+    if not items:
+        return "nothing"
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
@@ -44,7 +48,8 @@ def _call_text(block: dict[str, Any]) -> str:
 def _result_text(block: dict[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, list):
-        content = " ".join(b.get("text", "") if isinstance(b, dict) and b.get("type") == "text"
+        content = " ".join(b["text"] if isinstance(b, dict) and b.get("type") == "text"
+                           and isinstance(b.get("text"), str)
                            else f"[{b.get('type') if isinstance(b, dict) else '?'}]" for b in content)
     text = _compact(content if content is not None else "")
     return f"{text} (is_error)" if block.get("is_error") else text
@@ -52,7 +57,8 @@ def _result_text(block: dict[str, Any]) -> str:
 
 def what_it_is(i: int, message: Any) -> str:
     role = message.get("role") if isinstance(message, dict) else None
-    noun = {"user": "a user turn", "assistant": "an assistant turn"}.get(role, f"a message with role {role!r}")
+    noun = {"user": "a user turn", "assistant": "an assistant turn"}.get(role) if isinstance(role, str) else None
+    noun = noun or f"a message with role {repr(role)[:60]}"  # a role that is a list or an object: a finding
     parts: list[str] = []
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
@@ -82,7 +88,7 @@ def what_it_is(i: int, message: Any) -> str:
 def who_produced(run: Run, p: Producer) -> str:
     if p.kind == MODEL:
         call = run.calls[p.call]
-        model = call.model or run.model
+        model = call.model or run_facts(run)[2]
         by = f" ({model})" if model else ""
         return f"It was produced by model call {p.call + 1} of {len(run.calls)}{by}."
     if p.kind == LOOP:
@@ -90,8 +96,8 @@ def who_produced(run: Run, p: Producer) -> str:
         if asked is None:
             return "It was appended by the loop, carrying tool results no earlier turn asked for."
         wanted = [b.get("id") for b in tool_uses(run.messages[asked])]
-        answered = {b.get("tool_use_id") for b in tool_results(run.messages[p.index])}
-        missing = [str(x) for x in wanted if x not in answered]
+        answered = {id_key(b.get("tool_use_id")) for b in tool_results(run.messages[p.index])}
+        missing = [str(x) for x in wanted if id_key(x) not in answered]
         gap = (f", answering {len(wanted) - len(missing)} of its {len(wanted)} (no result for {', '.join(missing)})"
                if missing else "")
         return f"It was appended by the loop, carrying results for the tool calls of message {asked}{gap}."
@@ -103,7 +109,7 @@ def who_produced(run: Run, p: Producer) -> str:
 
 
 def _asking_turn(run: Run, i: int) -> int | None:
-    wanted = {b.get("tool_use_id") for b in tool_results(run.messages[i])}
+    wanted = [b.get("tool_use_id") for b in tool_results(run.messages[i])]  # ids may be lists: no set
     for j in range(i - 1, -1, -1):
         if any(b.get("id") in wanted for b in tool_uses(run.messages[j])):
             return j
@@ -189,22 +195,24 @@ def _history(run: Run, i: int, own: bool) -> str:
     elif last_turn != 0:
         items.append("message 0")
     start = 1
-    if last_turn is not None and last_turn > 0:
-        between = [j for j in range(start, last_turn) if _role(run.messages[j]) == "assistant"]
-        if between:
-            calls = sum(len(tool_uses(run.messages[j])) for j in between)
-            items.append(f"{_plural(len(between), 'earlier turn')} (messages {start}-{last_turn - 1}, "
+    if last_turn is not None:  # message 0 itself, when the run opens with the assistant
+        turns, calls = turns_before(run, last_turn)
+        if turns:
+            items.append(f"{_plural(turns, 'earlier turn')} (messages {start}-{last_turn - 1}, "
                          f"{_plural(calls, 'tool call')} and their results)")
         names = ", ".join(str(b.get("name")) for b in tool_uses(run.messages[last_turn]))
         items.append(f"{'its own turn' if own else 'the assistant turn'} {last_turn}"
                      + (f" asking for {names}" if names else ""))
         start = last_turn + 1
-    names = _names_by_id(run, i)
+    names = names_by_id(run, i)
+    if i - start > HISTORY_ITEMS:  # a long stretch without a model turn: the latest few, and a count
+        items.append(f"messages {start}-{i - HISTORY_ITEMS - 1} ({i - HISTORY_ITEMS - start:,} messages)")
+        start = i - HISTORY_ITEMS
     for j in range(start, i):
         message = run.messages[j]
         results = tool_results(message)
         if results:
-            quoted = "; ".join(f"{names.get(b.get('tool_use_id'), b.get('tool_use_id'))} returned {_result_text(b)}"
+            quoted = "; ".join(f"{names.get(id_key(b.get('tool_use_id')), b.get('tool_use_id'))} returned {_result_text(b)}"
                                for b in results[:4])
             more = f"; and {len(results) - 4} more" if len(results) > 4 else ""
             items.append(f"the results at message {j} ({quoted}{more})")
@@ -217,17 +225,6 @@ def _history(run: Run, i: int, own: bool) -> str:
 
 def _role(message: Any) -> Any:
     return message.get("role") if isinstance(message, dict) else None
-
-
-def _names_by_id(run: Run, i: int) -> dict[Any, Any]:
-    names: dict[Any, Any] = {}
-    for j in range(i - 1, -1, -1):
-        if _role(run.messages[j]) == "assistant":
-            for b in tool_uses(run.messages[j]):
-                names.setdefault(b.get("id"), b.get("name"))
-            if names:
-                break
-    return names
 
 
 def why_control_moved(run: Run, p: Producer, table: list[Producer]) -> str:

@@ -57,6 +57,7 @@ class TokenCounter:
         self._client = client
         self.sent = 0  # requests that went over the network
         self.hits = 0  # counts answered from the cache
+        self.cache_error: str | None = None  # why a count could not be cached (the count itself stands)
 
     def __call__(self, body: dict[str, Any]) -> int:
         counted = count_body(body, self.model)
@@ -70,7 +71,10 @@ class TokenCounter:
             return cached
         tokens = self._count(counted)
         self.sent += 1
-        jsonio.atomic_write(path, jsonio.dumps({"input_tokens": tokens, "model": counted["model"]}))
+        try:
+            jsonio.atomic_write(path, jsonio.dumps({"input_tokens": tokens, "model": counted["model"]}))
+        except OSError as exc:  # a full disk, a read-only cache: the count is right, only not kept
+            self.cache_error = f"cannot write the count_tokens cache {self.directory}: {exc.strerror or exc}"
         return tokens
 
     @staticmethod
@@ -88,7 +92,9 @@ class TokenCounter:
 
             if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
                 raise CountError("exact counts call the count_tokens endpoint: set ANTHROPIC_API_KEY")
-            self._client = anthropic.Anthropic(timeout=60.0, max_retries=2)
+            from tui.core.branch.api import api_retries
+
+            self._client = anthropic.Anthropic(timeout=_timeout(), max_retries=api_retries())
         return self._client
 
     def _count(self, counted: dict[str, Any]) -> int:
@@ -101,10 +107,23 @@ class TokenCounter:
             result = client.messages.count_tokens(model=counted["model"], messages=counted["messages"], **known,
                                                   extra_body=extra or None)
         except anthropic.APIStatusError as exc:
-            raise CountError(f"count_tokens refused the request ({exc.status_code}): {_message(exc)}") from None
+            raise CountError(redact(f"count_tokens refused the request ({exc.status_code}): {_message(exc)}")) from None
         except anthropic.APIConnectionError as exc:
-            raise CountError(f"count_tokens could not be reached: {exc}") from None
+            raise CountError(redact(f"count_tokens could not be reached: {exc}")) from None
         return int(result.input_tokens)
+
+
+def _timeout() -> float:
+    """``TURNSCOPE_API_TIMEOUT`` when set, else a minute (a count is quick)."""
+    from tui.core.branch.api import TIMEOUT_VARIABLE, api_timeout
+
+    return api_timeout() if os.environ.get(TIMEOUT_VARIABLE, "").strip() else 60.0
+
+
+def redact(text: str) -> str:
+    from tui.core.branch.api import redact as without_key
+
+    return without_key(text)
 
 
 def _message(exc: Any) -> str:

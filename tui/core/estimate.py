@@ -156,6 +156,7 @@ def tools_tokens(tools: Any, tool_choice: Any = None) -> float:
     if not isinstance(tools, list) or not tools:
         return 0.0
     choice = tool_choice.get("type") if isinstance(tool_choice, dict) else None
+    choice = choice if isinstance(choice, str) else None
     total = float(TOOLS_PROMPT.get(choice or "auto", TOOLS_PROMPT["auto"]))
     for tool in tools:
         if not isinstance(tool, dict):

@@ -2,11 +2,19 @@
 
 orjson refuses integers beyond 64 bits; a request body can legally hold one, so dumping
 falls back to the standard library for that one case rather than failing.
+
+Nesting: orjson parses values up to ``MAX_DEPTH`` (1024) levels deep and refuses deeper ones
+with a position ("depth limit exceeded"), but dumps only 254 levels; the stdlib fallback and
+every recursive walk over run content (the grammar check, provenance, diff, credential
+dropping, ``==`` itself) take a few frames per level. The interpreter's recursion limit is
+raised once, here, so that whatever orjson accepts can be walked and written back; C
+recursion of that depth needs well under a megabyte of stack.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +23,11 @@ import orjson
 from tui.core.errors import LoadError
 
 BOM = b"\xef\xbb\xbf"
+#: The deepest nesting orjson parses; a walk over such a value needs a few frames per level.
+MAX_DEPTH = 1024
+RECURSION_LIMIT = 6 * MAX_DEPTH + 1000
+if sys.getrecursionlimit() < RECURSION_LIMIT:
+    sys.setrecursionlimit(RECURSION_LIMIT)
 
 #: The bare parser, for hot loops (each line of a big file, each event of a stream): no BOM
 #: handling, and an error carries no position; on failure, call ``loads`` for the positioned error.
@@ -34,9 +47,25 @@ def loads(data: bytes | str, path: str = "<input>", line_offset: int = 0) -> Any
             what = "empty line" if line_offset else "empty file"
             raise LoadError(path, what, line_offset or None) from None
         reason = (exc.msg or "invalid JSON").split(":")[0]
-        raise LoadError(path, f"invalid JSON: {reason}", exc.lineno + line_offset, exc.colno) from None
+        line, col = exc.lineno, exc.colno
+        if reason == "depth limit exceeded":
+            reason = f"nested more than {MAX_DEPTH} levels deep (the deepest JSON turnscope reads)"
+        elif "UTF-8" in reason:  # orjson names no position for this one: find the first bad byte
+            line, col = _bad_utf8_at(raw, line, col)
+            reason = "not valid UTF-8"
+        raise LoadError(path, f"invalid JSON: {reason}", line + line_offset, col) from None
     except RecursionError:  # pragma: no cover - orjson limits depth itself
-        raise LoadError(path, "JSON nested too deeply") from None
+        raise LoadError(path, f"JSON nested more than {MAX_DEPTH} levels deep") from None
+
+
+def _bad_utf8_at(raw: bytes, line: int, col: int) -> tuple[int, int]:
+    """Line and column (of bytes, 1-based) of the first byte that is not UTF-8."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        start = bad.start
+        return raw.count(b"\n", 0, start) + 1, start - (raw.rfind(b"\n", 0, start) + 1) + 1
+    return line, col
 
 
 def dumps(value: Any, indent: bool = False) -> bytes:

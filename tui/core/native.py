@@ -79,10 +79,29 @@ def _need(cond: bool, what: str) -> None:
         raise NativeError(what)
 
 
+#: The type each optional field must have when present (a file edited by hand or damaged says
+#: which field is wrong, rather than crashing whatever reads it later).
+_CALL_TYPES = {"usage": dict, "stop_reason": str, "model": str, "request_id": str, "started": str,
+               "duration_ms": (int, float), "status": int, "response": list}
+_REQUEST_TYPES = {"params": dict, "order": list, "has_system": bool, "has_tools": bool}
+_RUN_TYPES = {"order": list, "lineage": dict, "meta": dict, "warnings": list}
+_NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer", bool: "true or false",
+          (int, float): "a number"}
+
+
+def _typed(d: dict[str, Any], types: dict[str, Any], where: str) -> None:
+    for name, kind in types.items():
+        value = d.get(name)
+        if value is not None:
+            _need(isinstance(value, kind) and not (kind is int and isinstance(value, bool)),
+                  f"{where}{name} must be {_NAMES[kind]}")
+
+
 def _request_from_dict(d: Any, where: str) -> RecordedRequest:
     _need(isinstance(d, dict) and isinstance(d.get("messages"), int), f"{where}.request needs 'messages' (a count)")
     replaced = d.get("replaced") or {}
     _need(isinstance(replaced, dict), f"{where}.request.replaced must be an object")
+    _typed(d, _REQUEST_TYPES, f"{where}.request.")
     try:
         replaced = {int(k): v for k, v in replaced.items()}
     except ValueError:
@@ -95,6 +114,7 @@ def _request_from_dict(d: Any, where: str) -> RecordedRequest:
 def _call_from_dict(d: Any, k: int) -> ModelCall:
     where = f"calls.{k}"
     _need(isinstance(d, dict) and isinstance(d.get("message"), int), f"{where} needs 'message' (an index)")
+    _typed(d, _CALL_TYPES, f"{where}.")
     fields = {name: d.get(name) for name in ("usage", "stop_reason", "model", "request_id", "started",
                                               "duration_ms", "status")}
     request = _request_from_dict(d["request"], where) if d.get("request") is not None else None
@@ -110,6 +130,7 @@ def run_from_dict(d: Any, path: str, run_index: int = 0, run_count: int = 1) -> 
     _need(isinstance(calls_raw, list), "'calls' must be a list")
     params = d.get("params") or {}
     _need(isinstance(params, dict), "'params' must be an object")
+    _typed(d, _RUN_TYPES, "")
     src = d.get("source") if isinstance(d.get("source"), dict) else {}
     warnings = [LoadWarning(str(w.get("text")), w.get("line"), w.get("index"))
                 for w in (d.get("warnings") or []) if isinstance(w, dict)]

@@ -43,7 +43,7 @@ class Producer:
 def _kinds(message: dict) -> set:
     content = message.get("content")
     if isinstance(content, list):
-        return {b.get("type") for b in content if isinstance(b, dict)}
+        return {b.get("type") for b in content if isinstance(b, dict) and isinstance(b.get("type"), str)}
     return {"text"} if isinstance(content, str) else set()
 
 

@@ -87,6 +87,21 @@ class ModelCall:
     response: list[Any] | None = None
     status: int | None = None
 
+    def __post_init__(self) -> None:
+        """A damaged source can put anything in these fields (a list for a stop_reason); what is not
+        of its type is not a fact about the call, and every analysis relies on the types."""
+        for name in ("stop_reason", "model", "request_id", "started"):
+            if not isinstance(getattr(self, name), (str, type(None))):
+                setattr(self, name, None)
+        if not isinstance(self.usage, (dict, type(None))):
+            self.usage = None
+        if not isinstance(self.response, (list, type(None))):
+            self.response = None
+        if isinstance(self.status, bool) or not isinstance(self.status, (int, type(None))):
+            self.status = None
+        if isinstance(self.duration_ms, bool) or not isinstance(self.duration_ms, (int, float, type(None))):
+            self.duration_ms = None
+
 
 @dataclass
 class Run:

@@ -6,11 +6,19 @@ bidi overrides. ``visible`` replaces every such character with a visible escape 
 ``\\x1b`` so that nothing in a run can drive the terminal; newlines and tabs are kept
 (``one_line`` also shows those). Markup is not interpreted anywhere: the CLI prints plain
 strings and the app renders ``rich.text.Text`` built from plain strings, never markup.
+
+Behind the call sites there is one backstop per surface: the command line writes its text
+through ``VisibleStream`` (so a forgotten ``print`` of a path, or argparse echoing an
+argument, cannot send a control byte), JSON goes to a terminal through ``json_for_terminal``,
+and the app draws every line through a filter built on ``visible`` (``tui.app.safe_lines``).
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from contextlib import contextmanager
+from typing import Iterator, TextIO
 
 # C0 controls except tab and newline, DEL, C1 controls, bidi embeddings/overrides/isolates,
 # zero-width and line/paragraph separators that can reorder or hide text.
@@ -71,3 +79,57 @@ def utf8_already_visible(data: bytes) -> bool:
         return False  # an ASCII control character
     others = rest.decode("utf-8", "surrogatepass")
     return _UNSAFE.search(others) is None and _SURROGATE.search(others) is None
+
+
+# What JSON leaves raw inside strings but a terminal may act on: DEL, C1, bidi, zero-width, surrogates.
+_JSON_RAW = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+
+
+def json_for_terminal(data: bytes) -> bytes:
+    """JSON text as a terminal may safely receive it: the characters JSON leaves raw but a terminal
+    may act on are written as ``\\uXXXX`` escapes. The JSON value is the same (they can only occur
+    inside strings, and JSON already escapes every C0 control)."""
+    if utf8_already_visible(data):
+        return data
+    text = data.decode("utf-8", "surrogatepass")
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+class VisibleStream:
+    """A text stream whose writes go through ``visible``: nothing written as text can drive the
+    terminal. Everything else (``buffer``, ``isatty``, ``encoding``, ``flush``) is the stream's own;
+    ``raw`` is the stream itself, for the one writer that means its control bytes (a progress bar's
+    carriage return)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.raw = stream
+
+    def write(self, text: str) -> int:
+        self.raw.write(visible(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:  # noqa: ANN001 - any iterable of str, like TextIO's
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - whatever the stream has
+        return getattr(self.raw, name)
+
+
+def raw_stream(stream) -> TextIO:  # noqa: ANN001 - a stream, wrapped or not
+    """The stream under a ``VisibleStream`` (or ``stream`` itself)."""
+    return stream.raw if isinstance(stream, VisibleStream) else stream
+
+
+@contextmanager
+def visible_streams() -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` as ``VisibleStream`` for the duration (the command line's backstop)."""
+    saved = sys.stdout, sys.stderr
+    if not isinstance(sys.stdout, VisibleStream):
+        sys.stdout = VisibleStream(sys.stdout)  # type: ignore[assignment]
+    if not isinstance(sys.stderr, VisibleStream):
+        sys.stderr = VisibleStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

@@ -68,6 +68,8 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
     gc.disable()
     try:
         return _load_runs(path, fmt, system, tools, strict)
+    except RecursionError:  # a format parsed by something other than orjson, nested past any sense
+        raise LoadError(path, "nested too deeply to read (more levels than turnscope walks)") from None
     finally:
         if paused:
             gc.enable()

@@ -7,6 +7,9 @@ every form recorders use: a JSON string, ``parsed_body`` (pydantic-ai's serializ
 grouped into conversations (``tui.formats.recorded.conversations``). Headers are read for
 the status, the request id and the encoding, then dropped: no credential reaches the run.
 YAML is read with PyYAML's C loader when it is built, timestamps kept as the text they are.
+YAML anchors and aliases share one value between many places; a cassette whose aliases
+expand to far more values than its text holds (a "billion laughs" file), or that refers to
+itself, is refused before anything walks it.
 """
 
 from __future__ import annotations
@@ -56,13 +59,51 @@ def _parse(doc: Document) -> Any:
     import yaml
 
     try:
-        return yaml.load(doc.data, Loader=yaml_loader())  # noqa: S506 - a safe loader
+        value = yaml.load(doc.data, Loader=yaml_loader())  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise LoadError(doc.path, f"invalid YAML: {exc.problem or exc.context}",
                         mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
+    except yaml.reader.ReaderError as exc:  # a byte that is not UTF-8 (or a character YAML forbids)
+        where = exc.position
+        line = doc.data.count(b"\n", 0, where) + 1
+        col = where - (doc.data.rfind(b"\n", 0, where) + 1) + 1
+        what = f"byte 0x{exc.character:02x}" if isinstance(exc.character, int) else f"character {exc.character!r}"
+        raise LoadError(doc.path, f"invalid YAML: {exc.reason} ({what})", line, col) from None
     except yaml.YAMLError as exc:
         raise LoadError(doc.path, f"invalid YAML: {exc}") from None
+    if b"&" in doc.data:  # anchors: aliases may expand the document far beyond its text
+        _refuse_expansion(value, doc)
+    return value
+
+
+def _refuse_expansion(value: Any, doc: Document) -> None:
+    """Count the values the document holds with every alias expanded (each shared value once, by
+    identity, without recursion); refuse a cycle or an expansion far beyond the text's size."""
+    limit = 4 * len(doc.data) + 10_000
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    open_: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        children = list(node.values()) if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        key = id(node)
+        if done:
+            open_.discard(key)
+            sizes[key] = 1 + sum(sizes.get(id(c), 1) for c in children)
+            if sizes[key] > limit:
+                raise LoadError(doc.path, f"YAML aliases expand this {len(doc.data):,}-byte cassette to more than "
+                                          f"{limit:,} values: refused (a 'billion laughs' file)")
+            continue
+        if key in sizes:
+            continue
+        if key in open_:
+            raise LoadError(doc.path, "a YAML alias refers to a value that holds it: refused (it never ends)")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if isinstance(c, (dict, list)) and id(c) not in sizes)
 
 
 def load(doc: Document) -> list[Run]:

@@ -12,6 +12,10 @@ receives is the branch's request plus ``"stream": true``. The assistant turn sto
 the provider's content array as the SDK accumulated it from the stream, with only the
 fields the stream carried (in the API's field order, type first).
 
+The SDK's timeout and retries are its own defaults (600 s, 2 retries) unless
+``TURNSCOPE_API_TIMEOUT`` (seconds) or ``TURNSCOPE_API_RETRIES`` say otherwise; a timeout
+is reported with both, so a hung endpoint reads as what it is.
+
 The SDK is imported only when a call is made, so the headless verbs start without it.
 """
 
@@ -27,6 +31,10 @@ from tui.core.errors import UsageError
 from tui.core.run import ModelCall, RecordedRequest
 
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
+TIMEOUT_VARIABLE = "TURNSCOPE_API_TIMEOUT"
+RETRIES_VARIABLE = "TURNSCOPE_API_RETRIES"
+DEFAULT_TIMEOUT = 600.0  # the anthropic SDK's own default
+DEFAULT_RETRIES = 2
 KEY_HELP = ("ANTHROPIC_API_KEY is not set: branch mode calls the model with your own API key. "
             "Set it in the environment (export ANTHROPIC_API_KEY=...); ANTHROPIC_BASE_URL points "
             "turnscope at another Anthropic-compatible endpoint")
@@ -55,12 +63,44 @@ def redact(text: str) -> str:
     return text.replace(key, "[ANTHROPIC_API_KEY]") if len(key) >= 4 else text
 
 
+def check_environment() -> None:
+    """The key is there and the timeout and retries are numbers: said before anything is sent or saved."""
+    api_key()
+    api_timeout()
+    api_retries()
+
+
+def api_timeout() -> float:
+    """Seconds the SDK waits (to connect, and for each read of the stream): ``TURNSCOPE_API_TIMEOUT``."""
+    return _number(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, float)
+
+
+def api_retries() -> int:
+    """How many times the SDK retries a failed call (429, 5xx, connection errors, timeouts)."""
+    return int(_number(RETRIES_VARIABLE, DEFAULT_RETRIES, int))
+
+
+def _number(name: str, default: float, kind: type) -> float:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        raise UsageError(f"{name}={text!r} is not a number") from None
+    if value < 0 or value != value:
+        raise UsageError(f"{name}={text!r} must not be negative")
+    return value
+
+
 def make_client() -> Any:
-    """An ``AsyncAnthropic`` client for the key and base URL in the environment."""
+    """An ``AsyncAnthropic`` client for the key, base URL, timeout and retries in the environment."""
     key = api_key()
+    timeout, retries = api_timeout(), api_retries()
     from anthropic import AsyncAnthropic
 
-    return AsyncAnthropic(api_key=key, base_url=os.environ.get("ANTHROPIC_BASE_URL") or None)
+    return AsyncAnthropic(api_key=key, base_url=os.environ.get("ANTHROPIC_BASE_URL") or None, timeout=timeout,
+                          max_retries=retries)
 
 
 def now_iso() -> str:
@@ -124,8 +164,13 @@ def failure(exc: BaseException) -> ApiFailure:
         status = exc.status_code if exc.status_code != 200 else None  # 200: an error event mid-stream
         return ApiFailure("status", redact(message), status=status, error_type=error_type,
                           request_id=exc.request_id)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ApiFailure("connection", "the request timed out (after the SDK's retries)")
+    if isinstance(exc, anthropic.APITimeoutError):  # no answer at all: the SDK has retried
+        retries = api_retries()
+        return ApiFailure("connection", f"no answer within {api_timeout():g} s ({TIMEOUT_VARIABLE}), "
+                                        f"after the SDK's {retries} retr{'y' if retries == 1 else 'ies'}")
+    if type(exc).__name__ == "ReadTimeout":  # the stream began, then went quiet: a stream is not retried
+        return ApiFailure("connection", f"the stream stopped: nothing arrived for {api_timeout():g} s "
+                                        f"({TIMEOUT_VARIABLE})")
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
@@ -137,4 +182,5 @@ def failure(exc: BaseException) -> ApiFailure:
     name = type(exc).__name__
     if type(exc).__module__.startswith(("httpx", "httpcore", "ssl", "socket")) or isinstance(exc, OSError):
         return ApiFailure("connection", redact(f"the connection broke: {name}: {exc}"))
-    return ApiFailure("other", redact(f"{name}: {exc}"))
+    detail = f"{name}: {exc}" if str(exc) else name
+    return ApiFailure("other", redact(f"the answer is not a Messages API stream ({detail})"))

@@ -34,6 +34,15 @@ from tui.core.summary import tool_uses
 DEFAULT_MAX_STEPS = 10
 
 
+class SaveError(OSError):
+    """The branch file could not be written (a full disk, a permission): the file on disk is the
+    previous save, whole (saves are atomic); the turn in memory is not in it."""
+
+    def __init__(self, path: Path, cause: OSError):
+        super().__init__(cause.errno, f"cannot save the branch to {path}: {cause.strerror or cause}")
+        self.path = path
+
+
 @dataclass
 class Branch:
     """A branch being run: its run, its file, and the parent (for the recorded resolver)."""
@@ -55,7 +64,10 @@ class Branch:
     def save(self, status: str | None = None) -> None:
         if status is not None:
             self.lineage["status"] = status
-        store.save(self.run, self.path)
+        try:
+            store.save(self.run, self.path)
+        except OSError as exc:
+            raise SaveError(self.path, exc) from exc
 
 
 def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, parent_sha: str,

@@ -57,7 +57,7 @@ def convert(source: list[Any]) -> Converted:
         elif role == "user":
             content = _user_content(message.get("content"), out, i)
             previous = out.messages[-1] if out.messages else None
-            if previous and previous["role"] == "user" and _has_results(previous):
+            if isinstance(previous, dict) and previous.get("role") == "user" and _has_results(previous):
                 previous["content"] = previous["content"] + _as_blocks(content)
             else:
                 _append(out, "user", content)
@@ -153,7 +153,7 @@ def _results(out: Converted, message: dict[str, Any], i: int, current: dict[str,
             block["content"] = content if isinstance(content, str) else _as_blocks(_user_content(content, out, i))
         blocks.append(block)
     previous = out.messages[-1] if out.messages else None
-    if previous and previous["role"] == "user" and _has_results(previous):
+    if isinstance(previous, dict) and previous.get("role") == "user" and _has_results(previous):
         previous["content"] = previous["content"] + blocks
     else:
         out.messages.append({"role": "user", "content": blocks})

@@ -64,7 +64,10 @@ class Exchange:
 def url_path(url: Any) -> str:
     if not isinstance(url, str):
         return ""
-    return urlsplit(url).path or url.split("?", 1)[0]
+    try:
+        return urlsplit(url).path or url.split("?", 1)[0]
+    except ValueError:  # a damaged URL (an unclosed "[" reads as a broken IPv6 host)
+        return url.split("?", 1)[0]
 
 
 def header(headers: Any, name: str) -> str | None:

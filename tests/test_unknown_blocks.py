@@ -1,0 +1,126 @@
+"""A block type turnscope does not know (a newer API's, a provider's own) is data, not an error to hide:
+every loader keeps it, and every view shows it as raw JSON under its type name.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from app_helpers import app_for, screen_text, settle
+from conftest import run_cli
+
+from tui.core.run import blocks_of
+from tui.formats import format_names, load_runs
+
+WIDGET = {"type": "future_widget", "payload": {"k": [1, 2]}, "note": "kept"}
+PART = {"type": "search_result_v9", "source": "https://docs.example/x", "title": "T"}
+SHOWN = '"payload":{"k":[1,2]}'  # how the block's JSON reads in every view
+
+
+def _messages() -> list:
+    return [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}, PART]},
+        {"role": "assistant", "content": [{"type": "text", "text": "calling"}, WIDGET,
+                                          {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                      "content": [{"type": "text", "text": "r"}, PART]}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+    ]
+
+
+def _documents() -> dict[str, bytes]:
+    """A small file of each known format holding the unknown blocks in message content."""
+    messages = _messages()
+    request = {"model": "m", "max_tokens": 10, "messages": messages[:3]}
+    answer = {"id": "msg_2", "type": "message", "role": "assistant", "model": "m", "content": messages[3]["content"],
+              "stop_reason": "end_turn", "usage": {"input_tokens": 5, "output_tokens": 2}}
+    records, parent = [], None
+    for k, message in enumerate(messages):
+        record = {"type": message["role"], "uuid": f"u{k}", "parentUuid": parent, "sessionId": "s",
+                  "message": {**message, **({"id": f"msg_{k}", "model": "m"} if message["role"] == "assistant" else {})}}
+        records.append(record)
+        parent = f"u{k}"
+    url = "https://api.anthropic.com/v1/messages"
+    cassette = {"interactions": [{"request": {"method": "POST", "uri": url, "body": orjson.dumps(request).decode()},
+                                  "response": {"status": {"code": 200, "message": "OK"},
+                                               "headers": {"content-type": ["application/json"]},
+                                               "body": {"string": orjson.dumps(answer).decode()}}}]}
+    return {
+        "request": orjson.dumps(request),
+        "messages": b"\n".join(orjson.dumps(m) for m in messages) + b"\n",
+        "native": orjson.dumps({"turnscope": 1, "params": {"model": "m"}, "messages": messages}),
+        "claude-code": b"\n".join(orjson.dumps(r) for r in records) + b"\n",
+        "claude-trace": orjson.dumps({"request": {"method": "POST", "url": url, "body": request},
+                                      "response": {"status_code": 200, "body": answer}}) + b"\n",
+        "vcr": orjson.dumps(cassette),
+        "openai": orjson.dumps([{"role": "user", "content": [{"type": "text", "text": "hi"}, PART]},
+                                {"role": "assistant", "content": "done"}]),
+    }
+
+
+def _all_blocks(run) -> list:
+    out = []
+    for message in run.messages:
+        for block in blocks_of(message):
+            out.append(block)
+            if isinstance(block, dict) and isinstance(block.get("content"), list):
+                out += block["content"]
+    return out
+
+
+@pytest.mark.parametrize("name", format_names())
+def test_every_loader_keeps_unknown_blocks(tmp_path, name):
+    documents = _documents()
+    if name not in documents:
+        pytest.skip(f"no unknown-block document for {name} yet: add one to _documents()")
+    path = tmp_path / f"run.{name}"
+    path.write_bytes(documents[name])
+    run = load_runs(str(path), fmt=name)[0]
+    kept = _all_blocks(run)
+    assert PART in kept, f"{name} dropped the unknown part"
+    if name != "openai":  # the OpenAI-style document has no assistant blocks of its own
+        assert WIDGET in kept, f"{name} dropped the unknown block"
+    result = run_cli("show", path, "--format", name, "--at", str(len(run.messages)))
+    assert result.code == 0, result.stderr
+    assert "search_result_v9: {" in result.stdout and '"title":"T"' in result.stdout
+
+
+def _write_run(tmp_path):
+    path = tmp_path / "unknown.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(m) for m in _messages()) + b"\n")
+    return path
+
+
+def test_show_prints_the_type_and_raw_json_wherever_the_block_is(tmp_path):
+    path = _write_run(tmp_path)
+    for at in (1, 2, 3, 4):
+        result = run_cli("show", path, "--at", str(at))
+        assert result.code == 0, result.stderr
+        # in message 0, and (from --at 2 on) inside the tool result of message 2
+        assert result.stdout.count("search_result_v9: {") == (2 if at >= 2 else 1), result.stdout
+        if at >= 2:
+            assert f'future_widget: {orjson.dumps(WIDGET).decode()}' in result.stdout
+    body = orjson.loads(run_cli("show", path, "--at", "3", "--json").stdout)
+    assert body["messages"][1]["content"][1] == WIDGET and body["messages"][2]["content"][0]["content"][1] == PART
+    check = run_cli("check", path)
+    assert check.code in (0, 1) and "Traceback" not in check.stderr
+
+
+async def test_the_app_shows_unknown_blocks_as_raw_json_with_their_type(tmp_path):
+    path = _write_run(tmp_path)
+    app = app_for(path, tmp_path, at=1)
+    async with app.run_test(size=(180, 50)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "future_widget" in text and SHOWN in text.replace(" ", ""), "message 1 (the output) in the request view"
+        assert "search_result_v9" in text  # message 0, in the prefix
+        await pilot.press("j", "j")  # message 3: the widget is now in the prefix, the part inside a tool result
+        await settle(pilot)
+        text = screen_text(app)
+        assert "future_widget" in text and '"title":"T"' in text.replace(" ", "")
+        await pilot.press("2")
+        await settle(pilot)
+        assert '"future_widget"' in screen_text(app)
+        await pilot.press("3", "k", "k")  # the account of message 1
+        await settle(pilot)
+        assert "future_widget" in screen_text(app), "the account of message 1 names the block's type"

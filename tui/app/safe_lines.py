@@ -1,0 +1,32 @@
+"""The app's last line of defence: no line it draws can carry a control character to the terminal.
+
+Every string from a run reaches a widget through ``tui.core.safe`` already (``display``,
+``one_line``); this filter sits behind all of them. Textual passes every line of every widget
+(views, lists, the footer, toasts, the palette, dialogs) through the app's line filters before
+it composites the screen, so a call site that forgot, or a widget added later, still cannot
+send ESC, BEL, a C1 control or a bidi override: each is drawn as its visible escape. Those
+characters take no cell on screen, so the escapes would widen the line; the line is cut back
+to the width it was laid out with (the end of that one line is lost, never the layout).
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from textual.color import Color
+from textual.filter import LineFilter
+
+from tui.core.safe import already_visible, visible
+
+
+class VisibleLines(LineFilter):
+    """Draw control and direction-changing characters in the line as escapes, keeping its width."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if all(segment.control or segment.text.isprintable() or already_visible(segment.text)
+               for segment in segments):
+            return segments
+        width = sum(cell_len(segment.text) for segment in segments if not segment.control)
+        shown = [segment if segment.control else Segment(visible(segment.text), segment.style)
+                 for segment in segments]
+        return list(Segment.adjust_line_length(shown, width, pad=True))
