@@ -39,4 +39,4 @@ async def test_quick_start_opens_the_stepper_on_the_bundled_refund_run(tmp_path,
 
 def test_quick_start_is_two_commands():
     assert len(re.findall(r"<!-- (run|test)-command -->\n```sh\n[^\n]+\n```", README)) == 2
-    assert _block_after("<!-- test-command -->").endswith("python -m pytest -q")
+    assert _block_after("<!-- test-command -->").endswith("python -m pytest -q -n auto")
