@@ -47,10 +47,16 @@ def test_a_kill_during_streaming_leaves_a_file_that_resumes(stream_api, tmp_path
     run = _assert_loads_at_the_last_complete_turn(out)
     assert run.messages == before_kill and run.lineage["status"] == "running"
 
+    # a kill in the middle of a save leaves its hidden temporary file; the resume sweeps it (and only it)
+    half_written = tmp_path / ".b.turnscope.json.k1ll3d.tmp"
+    half_written.write_bytes(out.read_bytes()[:100])
+    someone_elses = tmp_path / ".other.turnscope.json.k1ll3d.tmp"
+    someone_elses.write_bytes(b"{")
     stream_api.release.set()
     stream_api.add(Turn([text("Resumed: the refund is on its way.")]))
     result = run_cli("branch", "--resume", str(out), env={**stream_api.env(), "XDG_DATA_HOME": str(tmp_path / "data")})
     assert result.code == 0, result.stderr
+    assert not half_written.exists() and someone_elses.exists()
     interrupted, resumed = stream_api.bodies[1], stream_api.bodies[2]
     assert resumed == interrupted and resumed["messages"] == run.messages
     final = open_run(str(out))

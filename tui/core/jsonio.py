@@ -117,6 +117,30 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
         os.close(dir_fd)
 
 
+def remove_leftover_temporaries(path: str | os.PathLike[str]) -> list[str]:
+    """Delete the temporary files ``atomic_write`` left beside ``path`` when it was killed.
+
+    A SIGKILL between writing the temporary file and renaming it cannot be caught, so the
+    hidden ``.NAME.XXXX.tmp`` stays; the target itself is intact. Whoever takes the file up
+    again (``branch --resume``) sweeps them. Returns the names removed.
+    """
+    import glob
+
+    target = Path(path)
+    removed = []
+    try:
+        leftovers = list(target.parent.glob(f".{glob.escape(target.name)}.*.tmp"))
+    except OSError:
+        return removed
+    for leftover in leftovers:
+        try:
+            leftover.unlink()
+        except OSError:
+            continue
+        removed.append(leftover.name)
+    return removed
+
+
 def _mode_for(target: Path) -> int:
     """The mode the file would have had if written in place: its current one, or 0666 less the umask."""
     try:

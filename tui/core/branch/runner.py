@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
+from tui.core import jsonio
 from tui.core.branch import api, patch as patches, store
 from tui.core.branch.events import (ApiFailure, Event, Finished, StepStarted, ToolCall, ToolResolved,
                                     TurnSaved)
@@ -91,6 +92,7 @@ def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, p
 def resume(path: str | Path) -> tuple[Branch, str | None]:
     """Reopen a branch file; the note says why its parent is unavailable, if it is."""
     run = store.load(path)
+    jsonio.remove_leftover_temporaries(path)  # a killed save leaves its temporary file behind
     parent, note = store.open_parent(run.lineage or {})
     return Branch(run, Path(path), parent), note
 
