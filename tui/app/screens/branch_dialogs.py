@@ -45,7 +45,8 @@ class AnswerScreen(ModalScreen[Resolution | None]):
 
     HELP = ("The model asked for a tool the original run never called with this input. Type what the tool "
             "returns: ctrl+s sends it as the result, ctrl+t as an error result (is_error); Escape stops "
-            "the branch here with the call unanswered (turnscope branch --resume can answer it later).")
+            "the branch here with the call unanswered (turnscope branch --resume can answer it later; the "
+            "answers you already gave to this turn are kept and not asked again).")
     BINDINGS = [
         Binding("ctrl+s", "answer(False)", "Send result", id="answer.result"),
         Binding("ctrl+t", "answer(True)", "Send as error", id="answer.error"),

@@ -27,7 +27,7 @@ from textual.widgets import Footer, Static
 from tui.app import palette
 from tui.app.screens.branch_dialogs import AnswerScreen
 from tui.app.widgets.turns_view import TurnsView
-from tui.commands.branch_output import WHY
+from tui.commands.branch_output import WHY, kept_answers
 from tui.core.branch import runner, store
 from tui.core.branch.events import (BlockStarted, Delta, Event, Finished, StepStarted, ToolCall, ToolResolved,
                                     TurnSaved)
@@ -164,6 +164,8 @@ class BranchRunScreen(Screen):
             text.append(f"{why} after {event.steps} model call{'s' * (event.steps != 1)}")
             text.append(f" · {last + 1} messages saved: ")
             text.append(one_line(event.path), "bold")
+            if kept_answers(self.branch.lineage):
+                text.append("\n" + kept_answers(self.branch.lineage), palette.NOTE)
             text.append("\no: open in the stepper · v: beside the original · escape: back", palette.DIM)
         self._say(text)
         self.refresh_bindings()

@@ -13,7 +13,13 @@ parent's calls for messages 0..N are kept as facts about the parent (no request)
      "at": N, "patch": [RFC 6902 ops against the parent request at N (see patch.py)],
      "model": MODEL SENT, "resolver": SPEC, "max_steps": K, "created": ISO TIME (UTC),
      "status": "running" | a Finished stop_reason,
+     "answered": {"index": I, "results": [tool_result, ...], "via": [RESOLVER, ...]},  # see below
      "resumed": [{"time", "from": FIRST NEW INDEX, "resolver", "max_steps"}, ...]}  # after --resume
+
+``answered`` is there only while the last message is an assistant turn whose tool calls
+were part answered when the branch stopped (a resolver left one unanswered, or a cancel):
+the results given so far, kept out of the messages so the file stays grammatical, and
+reused (not asked again) when ``--resume`` answers the turn.
 
 Files are saved under ``<user data dir>/branches/<first 16 hex of the parent's sha256>/``
 (or wherever ``-o`` says), always with ``atomic_write``; a parent file is never written.
