@@ -18,6 +18,7 @@ from textual import work
 from textual.binding import Binding
 from textual.message import Message
 
+from tui.app.footer_fit import FittedFooter
 from tui.app.screens.branch_review import ReviewChoice, ReviewScreen
 from tui.app.screens.dialogs import PromptScreen
 from tui.core import jsonio
@@ -49,8 +50,11 @@ class BranchStarted(Message):
         self.choice = choice
 
 
-class EditorActions:
+class EditorActions(FittedFooter):
     """Actions bound in ``EDITOR_BINDINGS``."""
+
+    #: At 80 columns the quick edits do not all fit beside ``? Keys``: these leave the footer first.
+    FOOTER_DROP = (("branch.model",), ("branch.restore",), ("branch.delete",))
 
     def check_action(self: BranchEditorScreen, action: str, parameters: tuple[object, ...]) -> bool | None:
         in_editor = self.focused is self.editor
