@@ -74,10 +74,14 @@ async def test_a_stop_in_the_manual_dialog_keeps_the_answers_given_and_resume_re
     assert lineage["status"] == "stopped" and lineage["resolver"] == "manual"
     assert lineage["answered"] == {"index": 5, "results": [MANUAL], "via": ["manual"]}
 
+    env = {**api_env.env(), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    nobody = run_cli("branch", "--resume", path, cwd=tmp_path, env=env)  # manual, headless: nobody to ask
+    assert nobody.code == 2 and "the manual resolver needs the app" in nobody.stderr
+    assert store.load(path).lineage["answered"] == lineage["answered"]  # and nothing lost by trying
+
     (tmp_path / "mytools.py").write_text(TOOLS)
     api_env.add(Turn([text("Refunded.")]))
-    result = run_cli("branch", "--resume", path, "--resolver", "python:mytools:answer", cwd=tmp_path,
-                     env={**api_env.env(), "XDG_DATA_HOME": str(tmp_path / "xdg")})
+    result = run_cli("branch", "--resume", path, "--resolver", "python:mytools:answer", cwd=tmp_path, env=env)
     assert result.code == 0, result.stderr
     assert "toolu_M1: Returns within 30 days.\n      answered by manual, kept when the branch stopped" in result.stdout
     sent = api_env.bodies[1]["messages"][6]["content"]
