@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from app_helpers import screen_text, settle
 from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, review,  # noqa: F401
-                                type_text, until, until_text)
+                                type_text, until_text)
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 
 from tui.app.screens.branch_dialogs import AnswerScreen
@@ -41,6 +41,20 @@ async def _choose(pilot, resolver: str) -> str:
     raise AssertionError(f"r never offered {resolver}:\n{screen_text(pilot.app)}")
 
 
+def _importable(monkeypatch, folder) -> None:
+    """Start where the user's module is: MODULE is importable from the working directory, as headless."""
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))
+
+
+async def _python_field(pilot) -> None:
+    """b, lookup_policy's result made an error, ctrl+s, then r until the python resolver is chosen."""
+    await open_editor(pilot)
+    await policy_error(pilot)
+    await review(pilot)
+    await _choose(pilot, "python")
+
+
 async def test_stop_leaves_the_call_unanswered_and_the_branch_saved(api_env, tmp_path):
     api_env.add(Turn([text("Let me look the policy up again."),
                       tool_use("toolu_R1", "lookup_policy", {"topic": "refunds"})], "tool_use"))
@@ -68,16 +82,12 @@ async def test_python_module_function_answers_the_calls(api_env, tmp_path, monke
     module = tmp_path / "work" / "apptools_answer.py"
     module.parent.mkdir()
     module.write_text(TOOLS_MODULE)
-    monkeypatch.chdir(module.parent)  # MODULE is importable from the working directory, as headless
-    monkeypatch.syspath_prepend(str(module.parent))
+    _importable(monkeypatch, module.parent)
     api_env.add(Turn([tool_use("toolu_P1", "lookup_policy", {"topic": "refunds"})], "tool_use"),
                 Turn([text("The policy allows it: refund on its way.")]))
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await open_editor(pilot)
-        await policy_error(pilot)
-        await review(pilot)
-        await _choose(pilot, "python")
+        await _python_field(pilot)
         assert app.focused is app.screen.target  # the spec is typed straight away
         await type_text(pilot, "apptools_answer:answer")
         await pilot.press("enter")
@@ -101,14 +111,10 @@ async def test_python_module_function_answers_the_calls(api_env, tmp_path, monke
 ])
 async def test_a_bad_python_spec_is_refused_with_a_message(api_env, tmp_path, monkeypatch, typed, said):
     (tmp_path / "apptools_missing.py").write_text("def answer(name, input):\n    return 'ok'\n")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    _importable(monkeypatch, tmp_path)
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await open_editor(pilot)
-        await policy_error(pilot)
-        await review(pilot)
-        await _choose(pilot, "python")
+        await _python_field(pilot)
         await type_text(pilot, typed)
         await pilot.press("enter")
         shown = await until_text(pilot, said)

@@ -15,6 +15,13 @@ from tui.app.screens.branch_tree import BranchTreeScreen
 WITH_FINDINGS = SAMPLES / "broken" / "orphan_result_retry.jsonl"
 
 
+async def _pressed(pilot, *keys: str) -> None:
+    """The keys, pressed once the app is settled; then settled again."""
+    await settle(pilot)
+    await pilot.press(*keys)
+    await settle(pilot)
+
+
 def footer(app) -> str:
     """The footer row, without the command palette key docked on its right."""
     return screen_text(app).split("\n")[-1].split("▏")[0].rstrip()
@@ -29,10 +36,7 @@ def footer(app) -> str:
 async def test_at_80_columns_the_footer_keeps_branch_and_keys(tmp_path, path, keys, expected, instead_of):
     app = app_for(path, tmp_path, at=4)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-        await settle(pilot)
+        await _pressed(pilot, *keys)
         assert footer(app) == " " + expected
         assert instead_of not in footer(app)
 
@@ -52,25 +56,19 @@ async def test_wider_terminals_show_the_other_branch_and_review_keys(tmp_path):
 async def test_keys_left_out_of_the_footer_still_work_and_are_listed(tmp_path):
     app = branch_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
+        await _pressed(pilot, "question_mark")
         listed = str(app.screen.query_one("#help-text").render())  # the whole list, scrolled or not
         for key, what in (("B", "Branches"), ("D", "Diff against a file"), ("y, c", "Copy")):
             assert f"  {key:<16} {what}\n" in listed
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("B")  # not in the footer at 80 columns, still bound
-        await settle(pilot)
+        await _pressed(pilot, "escape")
+        await _pressed(pilot, "B")  # not in the footer at 80 columns, still bound
         assert isinstance(app.screen, BranchTreeScreen)
 
 
 async def test_the_branch_editor_footer_fits_at_80_columns(tmp_path):
     app = branch_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("b")
-        await settle(pilot)
+        await _pressed(pilot, "b")
         await pilot.press("e", "ctrl+u")  # an edit: u Undo joins the quick edits
         await type_text(pilot, "down")
         await pilot.press("enter")
