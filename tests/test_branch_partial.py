@@ -122,3 +122,26 @@ async def test_a_cancel_while_the_second_call_runs_keeps_the_first_answer(stream
     kept = next(e for e in said if getattr(e, "id", None) == "toolu_M1" and hasattr(e, "via"))
     assert kept.via == "python, kept when the branch stopped"
     assert store.load(branch.path).messages[6]["content"][0]["content"] == "lookup_policy done"
+
+
+def test_headless_recorded_then_stop_keeps_the_recorded_answer_for_the_resume(stream_api, tmp_path):
+    """recorded answers the run's own call; the next call of the same turn is new, so the branch stops."""
+    stream_api.add(Turn([tool_use("toolu_H1", "issue_refund", {"order_id": "4471", "amount_cents": 8900}),
+                         tool_use("toolu_H2", "lookup_policy", {"topic": "exceptions"})], "tool_use"))
+    out = tmp_path / "b.turnscope.json"
+    env = {**stream_api.env(), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    result = run_cli("branch", REFUND, "--at", "4", "--tool-error", "toolu_01Ef", "down", "-o", out, env=env)
+    assert result.code == 0, result.stderr
+    assert "1 answer already given to message 5's tool calls is kept: --resume reuses it" in result.stdout
+    lineage = _grammatical(out)
+    assert lineage["answered"]["via"] == ["recorded (message 6)"]
+
+    (tmp_path / "mytools.py").write_text(TOOLS)
+    stream_api.add(Turn([text("Done.")]))
+    result = run_cli("branch", "--resume", out, "--resolver", "python:mytools:answer", cwd=tmp_path, env=env)
+    assert result.code == 0, result.stderr
+    assert "answered by recorded (message 6), kept when the branch stopped" in result.stdout
+    results = stream_api.bodies[1]["messages"][6]["content"]
+    assert [r["tool_use_id"] for r in results] == ["toolu_H1", "toolu_H2"]
+    assert results[0]["content"] == '{"refund_id":"re_9d2","amount_cents":8900,"state":"succeeded"}'  # the run's
+    assert results[1]["content"] == "lookup_policy done"  # only the new call went to the function
