@@ -65,3 +65,30 @@ def expected_request(at: int = 4, text: str = POLICY_DOWN) -> dict:
     parent = open_run(str(REFUND))
     base = patches.base_document(parent, at)
     return patches.apply(base, patches.tool_error(base, "toolu_01Ef", text), at)
+
+
+async def open_editor(pilot):
+    """``b`` in the stepper: the branch editor at the stepper's index."""
+    from tui.app.screens.branch_editor import BranchEditorScreen
+
+    await settle(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, BranchEditorScreen)
+    return pilot.app.screen
+
+
+async def policy_error(pilot, message: str = POLICY_DOWN) -> str:
+    """The quick edit: e on the highlighted tool_result, type the message, Enter."""
+    await pilot.press("e")
+    await settle(pilot)
+    await pilot.press("ctrl+u")  # clear the suggested text
+    await type_text(pilot, message)
+    await pilot.press("enter")
+    return await checked(pilot)
+
+
+async def review(pilot) -> str:
+    """ctrl+s in the editor: the review dialog, once it says what will be sent."""
+    await pilot.press("ctrl+s")
+    return await until_text(pilot, "Send this branch?")

@@ -7,33 +7,16 @@ from __future__ import annotations
 import pytest
 from app_helpers import REFUND, screen_text, settle
 from branch_app_helpers import (POLICY_DOWN, api_env, branch_app, checked, expected_request,  # noqa: F401
-                                type_text, until, until_text)
+                                open_editor, policy_error, type_text, until, until_text)
 from fake_messages_api_stream import Error, Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen, ReviewScreen
+from tui.app.screens.branch_dialogs import AnswerScreen
+from tui.app.screens.branch_review import ReviewScreen
 from tui.app.screens.branch_editor import BranchEditorScreen
 from tui.app.screens.branch_run import BranchRunScreen
 from tui.core.branch import store
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
-
-
-async def _open_editor(pilot) -> BranchEditorScreen:
-    await settle(pilot)
-    await pilot.press("b")
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, BranchEditorScreen)
-    return pilot.app.screen
-
-
-async def _policy_error(pilot, message: str = POLICY_DOWN) -> str:
-    """The quick edit: e on the highlighted tool_result, type the message, Enter."""
-    await pilot.press("e")
-    await settle(pilot)
-    await pilot.press("ctrl+u")  # clear the suggested text
-    await type_text(pilot, message)
-    await pilot.press("enter")
-    return await checked(pilot)
 
 
 async def test_edit_send_stream_answer_by_hand_and_save(api_env, tmp_path):
@@ -43,9 +26,9 @@ async def test_edit_send_stream_answer_by_hand_and_save(api_env, tmp_path):
     parent_bytes = REFUND.read_bytes()
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        editor = await _open_editor(pilot)
+        editor = await open_editor(pilot)
         assert editor.key == ("block", 4, 0)  # the cursor starts on message N's first block
-        shown = await _policy_error(pilot)
+        shown = await policy_error(pilot)
         assert "✓ no findings: this request can be sent" in shown
         assert "patch 3 ops" in shown
         assert '"is_error": true' in editor.editor.text
@@ -86,7 +69,7 @@ async def test_edit_send_stream_answer_by_hand_and_save(api_env, tmp_path):
 async def test_deleting_the_tool_result_shows_the_finding_and_cannot_be_sent(api_env, tmp_path):
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        editor = await _open_editor(pilot)
+        editor = await open_editor(pilot)
         await pilot.press("d")
         shown = await checked(pilot)
         assert "cannot be sent: the API would reject this request" in shown
@@ -104,7 +87,7 @@ async def test_deleting_the_tool_result_shows_the_finding_and_cannot_be_sent(api
 async def test_typing_invalid_json_blocks_sending_until_fixed(api_env, tmp_path):
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        editor = await _open_editor(pilot)
+        editor = await open_editor(pilot)
         await pilot.press("enter")  # into the JSON editor
         assert app.focused is editor.editor
         await pilot.press("end", "backspace")  # the opening brace goes
@@ -126,8 +109,8 @@ async def test_a_400_is_shown_in_the_apis_words_and_nothing_is_lost(api_env, tmp
                       {"x-should-retry": "false"}))
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _open_editor(pilot)
-        await _policy_error(pilot)
+        await open_editor(pilot)
+        await policy_error(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
         await pilot.press("enter")
@@ -147,8 +130,8 @@ async def test_no_api_key_says_how_to_set_it_and_sends_nothing(api_env, tmp_path
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        editor = await _open_editor(pilot)
-        await _policy_error(pilot)
+        editor = await open_editor(pilot)
+        await policy_error(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert app.screen is editor
@@ -162,8 +145,8 @@ async def test_escape_cancels_a_stalled_stream_and_the_file_keeps_only_complete_
                      stall_after=6))
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _open_editor(pilot)
-        await _policy_error(pilot)
+        await open_editor(pilot)
+        await policy_error(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
         await pilot.press("enter")
@@ -193,7 +176,7 @@ async def test_model_override_and_step_limit(api_env, tmp_path):
     api_env.add(Turn([tool_use("toolu_S1", "issue_refund", {"order_id": "4471", "amount_cents": 8900})], "tool_use"))
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _open_editor(pilot)
+        await open_editor(pilot)
         await pilot.press("m", "ctrl+u")
         await type_text(pilot, "claude-override-1")
         await pilot.press("enter")
@@ -223,8 +206,8 @@ async def test_api_failures_are_shown_and_nothing_is_lost(api_env, tmp_path, rep
     api_env.add(*replies)
     app = branch_app(tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await _open_editor(pilot)
-        await _policy_error(pilot)
+        await open_editor(pilot)
+        await policy_error(pilot)
         await _send(pilot)
         shown = await until_text(pilot, expected)
         assert "the branch is saved up to message 4" in shown
@@ -243,8 +226,8 @@ async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path,
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
     app = branch_app(tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await _open_editor(pilot)
-        await _policy_error(pilot)
+        await open_editor(pilot)
+        await policy_error(pilot)
         await _send(pilot)
         shown = await until_text(pilot, "could not reach the API", timeout=60)
         assert "the branch is saved up to message 4" in shown
@@ -255,7 +238,7 @@ async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path,
 async def test_changing_a_tool_use_input_from_the_list(tmp_path):
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        editor = await _open_editor(pilot)
+        editor = await open_editor(pilot)
         await pilot.press("up")  # [3.1] the lookup_policy call
         await settle(pilot)
         assert editor.key == ("block", 3, 1) and editor.check_action("tool_input", ()) is True
@@ -275,8 +258,8 @@ async def test_recorded_then_an_error_result_then_a_call_left_unanswered(api_env
                 Turn([tool_use("toolu_E3", "lookup_policy", {"topic": "returns"})], "tool_use"))
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 50)) as pilot:
-        await _open_editor(pilot)
-        await _policy_error(pilot)
+        await open_editor(pilot)
+        await policy_error(pilot)
         await _send(pilot)
         # E1 is the run's own call at message 5 (same tool, same input): its recorded result, no dialog
         await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the second call")

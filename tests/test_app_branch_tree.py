@@ -1,11 +1,17 @@
 """The branch tree and the side-by-side view: branches (and branches of branches) made through the
-real runner and the fake Messages API are listed under the run; opening one shows original and
-branch from the branch index, two columns when wide, one side at a time (x switches) at 80x24."""
+real runner and the fake Messages API are listed under the run — those in the data dir and those
+saved with ``-o`` beside the run or in the working folder; opening one shows original and branch
+from the branch index, two columns when wide, one side at a time (x switches) at 80x24."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import pytest
 from app_helpers import REFUND, screen_text, settle
+from conftest import SAMPLES, run_cli
 from branch_app_helpers import api_env, branch_app, until, until_text  # noqa: F401
 from fake_messages_api_stream import Turn, stream_api, text  # noqa: F401
 
@@ -129,3 +135,47 @@ async def test_o_opens_a_branch_in_the_stepper(tree, tmp_path):
         await settle(pilot)
         await pilot.press("B")  # the branch's own tree: the branch made from it
         await until_text(pilot, "1 made from it, 0 from its branches")
+
+
+def _headless(api, run: Path, out: Path, message: str, cwd: Path) -> None:
+    """``turnscope branch RUN --at 4 --tool-error ... -o OUT``, as a user would type it."""
+    api.add(Turn([text(f"Answer for {out.name}.")]))
+    result = run_cli("branch", run, "--at", "4", "--tool-error", "toolu_01Ef", message, "--resolver", "stop",
+                     "-o", out, cwd=cwd, env={**api.env(), "XDG_DATA_HOME": str(cwd / "xdg")})
+    assert result.code == 0, result.stderr
+
+
+async def test_branches_saved_with_o_beside_the_run_or_in_the_working_folder_are_listed(api_env, tmp_path,
+                                                                                         monkeypatch):
+    runs, elsewhere = tmp_path / "runs", tmp_path / "elsewhere"
+    runs.mkdir(), elsewhere.mkdir()
+    run = runs / "refund.jsonl"
+    shutil.copyfile(REFUND, run)  # sample_runs/ is never written: the branches go beside a copy
+    other = runs / "other.jsonl"
+    shutil.copyfile(SAMPLES / "where_is_my_order.jsonl", other)
+    beside = runs / "what-if.turnscope.json"
+    _headless(api_env, run, beside, "policy service unavailable (503)", tmp_path)
+    nested = runs / "what-if-again.turnscope.json"
+    _headless(api_env, beside, nested, "permission denied", tmp_path)  # a branch of the branch, beside it
+    in_cwd = elsewhere / "from-here.turnscope.json"
+    _headless(api_env, run, in_cwd, "timeout", elsewhere)
+    (runs / "unrelated.turnscope.json").write_bytes(b'{"turnscope": 1, ' + b" " * 200_000 + b"garbage")
+    other_branch = runs / "other-branch.turnscope.json"
+    other_branch.write_bytes(beside.read_bytes().replace(store.sha256_of(run).encode(), b"0" * 64))
+    before = {p.name: p.read_bytes() for p in runs.iterdir()}
+
+    monkeypatch.chdir(elsewhere)  # turnscope started where the third branch was saved
+    app = branch_app(tmp_path, path=run)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("B")
+        shown = await until_text(pilot, "2 made from it, 1 from its branches")
+        rows = [(depth, os.path.realpath(entry.path)) for depth, entry, _ in app.screen.rows]
+        assert rows == [(0, str(beside)), (1, str(nested)), (0, str(in_cwd))]  # oldest first, nested under
+        assert "what-if.turnscope.json" in shown and "└ at 4" in shown
+        await pilot.press("enter")  # the -o branch, beside the run it was made from
+        await settle(pilot)
+        assert isinstance(app.screen, SideBySideScreen)
+        assert "policy service unavailable (503)" in screen_text(app)
+    assert {p.name: p.read_bytes() for p in runs.iterdir()} == before  # nothing written beside the run
+    assert not (tmp_path / "data").exists()

@@ -31,6 +31,16 @@ WHY = {
 }
 
 
+def kept_answers(lineage: dict) -> str:
+    """What the lineage keeps of a turn answered part way (empty when nothing is kept)."""
+    record = lineage.get("answered")
+    count = len(record.get("results") or []) if isinstance(record, dict) else 0
+    if not count:
+        return ""
+    return (f"{count} answer{'s' * (count != 1)} already given to message {record.get('index')}'s tool calls "
+            f"{'are' if count != 1 else 'is'} kept: --resume reuses {'them' if count != 1 else 'it'}")
+
+
 def _say(text: str) -> None:
     print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
 
@@ -99,6 +109,9 @@ class Printer:
             out(f"go on with: {again} --max-steps {self.branch.steps + 10}")
         elif f.stop_reason == "stopped":
             out(f"answer it with: {again} --resolver python:MODULE:FUNCTION")
+        kept = kept_answers(self.branch.lineage)
+        if kept:
+            out(kept)
         out(f"saved: {f.path}")
 
     def save_failed(self, exc: OSError) -> None:

@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.worker import get_current_worker
 
 from tui.app import events
+from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.search import Matches, search
 from tui.core.grammar import check_run
@@ -57,8 +58,30 @@ STEPPER_BINDINGS = [
 ]
 
 
-class StepperActions:
+#: What leaves the stepper's footer when it does not fit, first entry first (``tui.app.footer_fit``).
+#: Always there: / Search, 12345 View, b Branch, q Quit, ? Keys. At 80 columns on a clean run the
+#: footer is ↑↓ Step, n p Call, / Search, 12345 View, b Branch, q Quit, ? Keys; a run with findings
+#: swaps Step and Call for ] [ Finding, an active search for > < Match; a focused view's own keys
+#: (enter, w, x) go before Call does. ``?`` lists every key.
+STEPPER_FOOTER_DROP = (
+    ("stepper.diff",),
+    ("stepper.copy",),
+    ("stepper.branches",),
+    ("tokens.go",),  # enter: the Tokens view's heading says so
+    ("request.toggle",),  # enter: the request pane's heading says so
+    ("list.next", "list.prev"),
+    ("stepper.next_call", "stepper.prev_call"),
+    ("raw.exact",),
+    ("tokens.exact",),
+    ("stepper.next_finding", "stepper.prev_finding"),
+    ("stepper.next_match", "stepper.prev_match"),
+)
+
+
+class StepperActions(FittedFooter):
     """Actions bound in ``STEPPER_BINDINGS``."""
+
+    FOOTER_DROP = STEPPER_FOOTER_DROP
 
     # -- workers -------------------------------------------------------------------------
 

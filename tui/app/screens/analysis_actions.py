@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 IDLE = 0.3
 
 TOKENS_VIEW = Binding("5", "view('tokens')", "Tokens view", id="stepper.view_tokens", group=VIEW)
-DIFF = Binding("D", "diff", "Diff against a file", show=False, id="stepper.diff")
+DIFF = Binding("D", "diff", "Diff against a file", id="stepper.diff")  # in the footer when there is room
 
 
 def with_analysis_bindings(bindings: list[Binding]) -> list[Binding]:

@@ -19,11 +19,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from tui.app.screens.stepper import StepperScreen
 
 
-# Not in the footer: at 80 columns it would push "? Keys" off it. ``?`` lists both, and the
-# stepper's help says what they do.
+# Both in the footer: ``b`` always (branching is the what-if feature), ``B`` while there is
+# room (``STEPPER_FOOTER_DROP`` in actions.py says what leaves a narrow footer first).
 BRANCH_BINDINGS = [
-    Binding("b", "branch", "Branch", show=False, id="stepper.branch"),
-    Binding("B", "branches", "Branches", show=False, id="stepper.branches"),
+    Binding("b", "branch", "Branch", id="stepper.branch"),
+    Binding("B", "branches", "Branches", id="stepper.branches"),
 ]
 
 

@@ -1,12 +1,12 @@
-"""The branch mode's two dialogs: review the edit before sending it, and answer a tool call by hand.
+"""The manual resolver's dialog, and the finding lines the branch editor and review share.
 
-``ReviewScreen`` shows what will be sent — the parent, the index, the model, the step limit,
-the resolver, the messages dropped, every warning and the RFC 6902 patch itself — and
-dismisses with the step limit (send) or None (back to editing). ``AnswerScreen`` is the
-manual resolver: the model's call (name, id, input) and a text area for the result;
-it dismisses with a ``Resolution`` (a result or an error result) or None (stop the branch
-here, leaving the call unanswered; ``turnscope branch --resume`` can answer it later).
-All run text is shown as plain ``Text`` through ``tui.core.safe``.
+``AnswerScreen`` is the manual resolver: the model's call (name, id, input) and a text
+area for the result; it dismisses with a ``Resolution`` (a result or an error result) or
+None (stop the branch here, leaving the call unanswered; answers already given to the
+turn's other calls are kept, and ``turnscope branch --resume`` asks only for the rest).
+``finding_lines`` writes a verdict's problems and findings, index and block first. The
+review before sending is ``branch_review.ReviewScreen``. All run text is shown as plain
+``Text`` through ``tui.core.safe``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from tui.core.branch.events import ToolCall
 from tui.core.branch.resolvers import Resolution
 from tui.core.safe import one_line, visible
 
-#: Lines of the patch shown before it is cut (the whole patch is in the branch file).
-PATCH_LINES = 400
-
 
 def finding_lines(verdict: Verdict, text: Text) -> Text:
     """Append one line per blocking problem and finding: index and block first, then the rule."""
@@ -43,83 +40,13 @@ def finding_lines(verdict: Verdict, text: Text) -> Text:
     return text
 
 
-class ReviewScreen(ModalScreen[int | None]):
-    """The patch and everything else that will be sent; Enter sends, Escape goes back to editing."""
-
-    HELP = ("Review the branch before it is sent: the RFC 6902 patch against the parent request, the model, "
-            "the step limit (+/- change it) and who answers tool calls. Enter sends; Escape goes back.")
-    BINDINGS = [
-        Binding("enter", "send", "Send", id="review.send"),
-        Binding("ctrl+s", "send", "Send", show=False, id="review.send.ctrl_s"),
-        Binding("plus", "steps(1)", "More steps", id="review.more_steps"),
-        Binding("minus", "steps(-1)", "Fewer steps", id="review.fewer_steps"),
-        Binding("escape", "back", "Back to editing", id="review.back"),
-    ]
-    summary = getters.query_one("#review-summary", Static)
-
-    def __init__(self, *, parent: str, at: int, dropped: int, model: str, patch: list, verdict: Verdict,
-                 max_steps: int, saving_to: str) -> None:
-        super().__init__()
-        self.parent_path, self.at, self.dropped, self.model = parent, at, dropped, model
-        self.patch, self.verdict, self.max_steps, self.saving_to = patch, verdict, max_steps, saving_to
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="review"):
-            yield Static(id="review-summary")
-            with VerticalScroll(id="review-patch"):
-                yield Static(self._patch_text(), id="review-patch-text")
-            yield Footer()
-
-    def on_mount(self) -> None:
-        self._describe()
-        self.query_one("#review-patch").focus()
-
-    def _describe(self) -> None:
-        text = Text()
-        text.append("Send this branch?\n", palette.HEADING)
-        text.append(f"branch of {one_line(self.parent_path)} at message {self.at}: messages 0..{self.at} as edited")
-        text.append(f", the {self.dropped} after it dropped\n" if self.dropped else "\n")
-        text.append("model ", palette.DIM)
-        text.append(one_line(self.model), "bold")
-        text.append(" · step limit ", palette.DIM)
-        text.append(f"{self.max_steps} model calls", "bold")
-        text.append(" (+/-) · tool calls answered by ", palette.DIM)
-        text.append("recorded", "bold")
-        text.append(" (the run's own result for the same call; otherwise you are asked)\n", palette.DIM)
-        text.append("saved under ", palette.DIM)
-        text.append(one_line(self.saving_to) + "\n")
-        finding_lines(self.verdict, text)
-        text.rstrip()
-        self.summary.update(text)
-
-    def _patch_text(self) -> Text:
-        lines = json_text(self.patch).split("\n")
-        ops = len(self.patch)
-        text = Text(f"the patch: {ops} operation{'s' * (ops != 1)} (RFC 6902) against the request for "
-                    f"message {self.at + 1}\n", palette.DIM)
-        text.append(visible("\n".join(lines[:PATCH_LINES])), palette.CODE)
-        if len(lines) > PATCH_LINES:
-            text.append(f"\n… {len(lines) - PATCH_LINES:,} more lines (all of it is saved in the branch file)",
-                        palette.NOTE)
-        return text
-
-    def action_steps(self, step: int) -> None:
-        self.max_steps = max(1, min(self.max_steps + step, 100))
-        self._describe()
-
-    def action_send(self) -> None:
-        self.dismiss(self.max_steps)
-
-    def action_back(self) -> None:
-        self.dismiss(None)
-
-
 class AnswerScreen(ModalScreen[Resolution | None]):
     """The manual resolver: type the tool's result, send it as an error, or stop the branch."""
 
     HELP = ("The model asked for a tool the original run never called with this input. Type what the tool "
             "returns: ctrl+s sends it as the result, ctrl+t as an error result (is_error); Escape stops "
-            "the branch here with the call unanswered (turnscope branch --resume can answer it later).")
+            "the branch here with the call unanswered (turnscope branch --resume can answer it later; the "
+            "answers you already gave to this turn are kept and not asked again).")
     BINDINGS = [
         Binding("ctrl+s", "answer(False)", "Send result", id="answer.result"),
         Binding("ctrl+t", "answer(True)", "Send as error", id="answer.error"),

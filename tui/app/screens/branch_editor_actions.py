@@ -5,8 +5,9 @@ stepper), so the screen module stays about layout and checking. Quick edits act 
 part under the list's cursor and are offered only where they apply (``check_action``: a
 tool_result can become an error, a tool_use gets a new input, a block can be deleted);
 they are not offered while the JSON editor has the keys. Sending asks for the API key
-first (nothing is saved without one), shows ``ReviewScreen``, then hashes the parent and
-saves the branch file in a worker (``runner.start``) and opens ``BranchRunScreen``.
+first (nothing is saved without one), shows ``ReviewScreen`` (step limit and resolver), then
+hashes the parent and saves the branch file in a worker (``runner.start``, the lineage naming
+the chosen resolver) and opens ``BranchRunScreen``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from textual import work
 from textual.binding import Binding
 from textual.message import Message
 
-from tui.app.screens.branch_dialogs import ReviewScreen
+from tui.app.footer_fit import FittedFooter
+from tui.app.screens.branch_review import ReviewChoice, ReviewScreen
 from tui.app.screens.dialogs import PromptScreen
 from tui.core import jsonio
 from tui.core.branch import api, runner, store
@@ -41,15 +43,18 @@ EDITOR_BINDINGS = [
 class BranchStarted(Message):
     """The branch file is saved (``branch``), or why it could not be (``error``)."""
 
-    def __init__(self, branch: runner.Branch | None, error: str | None, max_steps: int) -> None:
+    def __init__(self, branch: runner.Branch | None, error: str | None, choice: ReviewChoice) -> None:
         super().__init__()
         self.branch = branch
         self.error = error
-        self.max_steps = max_steps
+        self.choice = choice
 
 
-class EditorActions:
+class EditorActions(FittedFooter):
     """Actions bound in ``EDITOR_BINDINGS``."""
+
+    #: At 80 columns the quick edits do not all fit beside ``? Keys``: these leave the footer first.
+    FOOTER_DROP = (("branch.model",), ("branch.restore",), ("branch.delete",))
 
     def check_action(self: BranchEditorScreen, action: str, parameters: tuple[object, ...]) -> bool | None:
         in_editor = self.focused is self.editor
@@ -149,27 +154,27 @@ class EditorActions:
                               patch=self.session.patch(), verdict=verdict, max_steps=runner.DEFAULT_MAX_STEPS,
                               saving_to=str(store.branches_root(self.data_dir)))
 
-        def answer(max_steps: int | None) -> None:
-            if max_steps is not None and not self._starting:
+        def answer(choice: ReviewChoice | None) -> None:
+            if choice is not None and not self._starting:
                 self._starting = True
                 self.refresh_bindings()
-                self._start(self.session.patch(), max_steps)
+                self._start(self.session.patch(), choice)
 
         self.app.push_screen(screen, answer)
 
     @work(thread=True, exclusive=True, group="branch-start")
-    def _start(self: BranchEditorScreen, patch: list, max_steps: int) -> None:
+    def _start(self: BranchEditorScreen, patch: list, choice: ReviewChoice) -> None:
         """Hash the parent, apply and check the patch, save the branch file (the runner sends nothing yet)."""
         try:
             sha = store.sha256_of(self.run.source.path)
-            branch = runner.start(self.run, self.at, patch, resolver="recorded", parent_sha=sha,
-                                  max_steps=max_steps, data_dir=self.data_dir, sidecars=self.sidecars)
+            branch = runner.start(self.run, self.at, patch, resolver=choice.resolver, parent_sha=sha,
+                                  max_steps=choice.max_steps, data_dir=self.data_dir, sidecars=self.sidecars)
         except (UsageError, LoadError) as exc:
-            self.post_message(BranchStarted(None, str(exc), max_steps))
+            self.post_message(BranchStarted(None, str(exc), choice))
         except OSError as exc:
-            self.post_message(BranchStarted(None, f"cannot save the branch: {exc.strerror or exc}", max_steps))
+            self.post_message(BranchStarted(None, f"cannot save the branch: {exc.strerror or exc}", choice))
         else:
-            self.post_message(BranchStarted(branch, None, max_steps))
+            self.post_message(BranchStarted(branch, None, choice))
 
     def on_branch_started(self: BranchEditorScreen, message: BranchStarted) -> None:
         self._starting = False
@@ -180,4 +185,5 @@ class EditorActions:
             return
         from tui.app.screens.branch_run import BranchRunScreen
 
-        self.app.push_screen(BranchRunScreen(message.branch, message.max_steps))
+        choice = message.choice
+        self.app.push_screen(BranchRunScreen(message.branch, choice.max_steps, choice.built))

@@ -4,9 +4,10 @@ The screen drives ``tui.core.branch.runner.Runner`` in an async worker and rende
 events: ``StepStarted``/``BlockStarted``/``Delta`` stream the assistant turn into the view,
 ``TurnSaved`` replaces it with the saved turn and shows the file it is in, ``ToolCall`` /
 ``ToolResolved`` say who answered each call, ``Finished`` says why it stopped. Tool calls
-go to the recorded resolver (the parent run's own result for the same name and input),
-which falls back to the manual one: a dialog where the user types the result, sends it as
-an error, or stops the branch. Escape cancels cleanly (``Runner.cancel``: the turn in
+go to the resolver the lineage names (chosen in the review): recorded (the parent run's
+own result for the same name and input, falling back to manual), manual (a dialog where
+the user types the result, sends it as an error, or stops the branch), stop, or the
+user's python:MODULE:FUNCTION. Escape cancels cleanly (``Runner.cancel``: the turn in
 flight is dropped, every saved turn stays). API failures are shown in the API's words with
 where the branch is saved; nothing is lost. ``o`` opens the branch in the stepper, ``v``
 shows it beside the original.
@@ -26,20 +27,21 @@ from textual.widgets import Footer, Static
 from tui.app import palette
 from tui.app.screens.branch_dialogs import AnswerScreen
 from tui.app.widgets.turns_view import TurnsView
-from tui.commands.branch_output import WHY
+from tui.commands.branch_output import WHY, kept_answers
 from tui.core.branch import runner, store
 from tui.core.branch.events import (BlockStarted, Delta, Event, Finished, StepStarted, ToolCall, ToolResolved,
                                     TurnSaved)
-from tui.core.branch.resolvers import ManualResolver, RecordedResolver, Resolution
-from tui.core.errors import LoadError
+from tui.core.branch.resolvers import ManualResolver, Resolution, Resolver, make_resolver
+from tui.core.errors import LoadError, UsageError
 from tui.core.safe import one_line
 
 
 class BranchRunScreen(Screen):
     """One branch being run (or finished): its turns, its status, where it is saved."""
 
-    HELP = ("The branch running: the new assistant turn appears as it streams; tool calls the original run "
-            "answered the same way get its result, others are asked of you. Escape cancels (every saved turn "
+    HELP = ("The branch running: the new assistant turn appears as it streams; tool calls are answered by the "
+            "resolver chosen before sending (recorded: the original run's result for the same call, else you are "
+            "asked; manual; stop; or your python function). Escape cancels (every saved turn "
             "stays); when it has finished, o opens the branch in the stepper and v shows it beside the original.")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="branch_run.cancel"),
@@ -52,10 +54,11 @@ class BranchRunScreen(Screen):
     turns = getters.query_one("#branch-turns", TurnsView)
     status = getters.query_one("#branch-run-status", Static)
 
-    def __init__(self, branch: runner.Branch, max_steps: int | None = None) -> None:
+    def __init__(self, branch: runner.Branch, max_steps: int | None = None, resolver: Resolver | None = None) -> None:
         super().__init__()
         self.branch = branch
         self.max_steps = max_steps
+        self.resolver = resolver  # built by the review (a python: resolver); else from the lineage
         self.runner: runner.Runner | None = None
         self.finished: Finished | None = None
         self.saved_path = str(branch.path)
@@ -78,7 +81,8 @@ class BranchRunScreen(Screen):
         text = Text()
         text.append(f"branch at message {self.at}", "bold")
         text.append(f" · patch of {ops} op{'s' * (ops != 1)} · model {one_line(str(lineage.get('model')))}"
-                    f" · up to {self.max_steps or lineage.get('max_steps')} model calls", palette.DIM)
+                    f" · up to {self.max_steps or lineage.get('max_steps')} model calls"
+                    f" · tool calls: {one_line(str(lineage.get('resolver')))}", palette.DIM)
         text.no_wrap, text.overflow = True, "ellipsis"
         self.header.update(text)
         messages = self.branch.run.messages
@@ -86,8 +90,13 @@ class BranchRunScreen(Screen):
             self.turns.add_message(i, messages[i], "edited" if i == self.at else "", palette.WARNING)
         self.turns.focus()
         self._say(Text("starting …", palette.NOTE))
-        parent = self.branch.parent
-        resolver = RecordedResolver(parent, ManualResolver(self.ask))
+        try:
+            resolver = self.resolver or make_resolver(str(lineage.get("resolver") or "recorded"), self.branch.parent,
+                                                      ManualResolver(self.ask))
+        except UsageError as exc:  # a python: module that went away since the review: nothing is sent
+            self.finished = Finished("error", 0, self.saved_path)
+            self._say(Text.assemble(("✗ ", palette.ERROR), one_line(str(exc))))
+            return
         self.runner = runner.Runner(self.branch, resolver, max_steps=self.max_steps)
         self.drive()
 
@@ -155,6 +164,8 @@ class BranchRunScreen(Screen):
             text.append(f"{why} after {event.steps} model call{'s' * (event.steps != 1)}")
             text.append(f" · {last + 1} messages saved: ")
             text.append(one_line(event.path), "bold")
+            if kept_answers(self.branch.lineage):
+                text.append("\n" + kept_answers(self.branch.lineage), palette.NOTE)
             text.append("\no: open in the stepper · v: beside the original · escape: back", palette.DIM)
         self._say(text)
         self.refresh_bindings()

@@ -1,7 +1,8 @@
 """A run's branch tree: the branches saved for the run file, and under each its own branches.
 
-Listed from the user data dir by ``tui.core.branch.store.list_branches`` (in a worker: it
-hashes each file). Each row: the branch index, why it stopped, its messages, model,
+Listed by ``tui.core.branch.store.list_branches`` (in a worker: it hashes each file) from
+the user data dir, the run file's folder and the working directory, so a branch saved with
+``-o`` beside the run is listed too. Each row: the branch index, why it stopped, its messages, model,
 resolver, when it was made and its file. Enter shows the branch beside the run it was
 made from (its parent: this run, or the branch above it) from the branch index; ``o``
 opens it in the stepper (a branch file is a native run file).
@@ -101,8 +102,9 @@ class BranchTreeScreen(Screen):
         top = sum(1 for depth, _, _ in self.rows if depth == 0)
         title = Text()
         title.append(f"branches of {name}", "bold")
-        title.append(f" · {top} made from it, {len(self.rows) - top} from its branches · under "
-                     f"{one_line(str(store.branches_root(self.data_dir)))}", palette.DIM)
+        title.append(f" · {top} made from it, {len(self.rows) - top} from its branches · looked in "
+                     f"{one_line(str(store.branches_root(self.data_dir)))}, the run's folder and the working "
+                     "folder", palette.DIM)
         title.no_wrap, title.overflow = True, "ellipsis"
         self.title_line.update(title)
         self.options.clear_options()

@@ -12,7 +12,8 @@ write of the whole file, so a crash or a kill at any moment leaves a file that l
 that ``resume`` continues: from an assistant turn with unanswered calls it answers them,
 from a user turn it sends the next request. It stops at the model's final turn, at the
 step limit (model calls since the branch index), when a resolver leaves a call unanswered,
-on cancel, or when the API fails.
+on cancel, or when the API fails. Answers given to a turn's calls before such a stop are
+kept in the lineage and reused when the turn is answered again (``--resume``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from tui.core.run import Run
 from tui.core.summary import tool_uses
 
 DEFAULT_MAX_STEPS = 10
+ANSWERED = "answered"  # lineage key: answers kept from a turn the branch stopped part way through
 
 
 class SaveError(OSError):
@@ -193,19 +195,52 @@ class Runner:
                     pass
 
     async def _answer(self, index: int, calls: list[dict[str, Any]], emit: Callable[[Any], None]) -> bool:
-        """Resolve every call of the turn at ``index``; append and save the results (False: stopped)."""
-        results = []
-        for block in calls:
-            call = ToolCall(index, str(block.get("id")), str(block.get("name")), block.get("input"))
-            emit(call)
-            resolution = await self.resolver.resolve(call)
-            result = resolution.block(call.id) if resolution is not None else None
-            emit(ToolResolved(index, call.id, call.name, result, resolution.via if resolution else "stop"))
-            if result is None:
-                return False
-            results.append(result)
+        """Resolve every call of the turn at ``index``; append and save the results (False: stopped).
+
+        When the branch stops (a call left unanswered, or a cancel) part way through a turn, the
+        answers already given are kept in the lineage (``answered``), not in the messages (a user
+        turn missing a result would not be grammatical); the next run of the turn reuses them.
+        """
+        kept = self._kept(index)
+        results: list[dict[str, Any]] = []
+        vias: list[str] = []
+        try:
+            for block in calls:
+                call = ToolCall(index, str(block.get("id")), str(block.get("name")), block.get("input"))
+                emit(call)
+                if call.id in kept:
+                    result, via = kept[call.id]
+                    shown = f"{via}, kept when the branch stopped"
+                else:
+                    resolution = await self.resolver.resolve(call)
+                    result = resolution.block(call.id) if resolution is not None else None
+                    shown = via = resolution.via if resolution is not None else "stop"
+                emit(ToolResolved(index, call.id, call.name, result, shown))
+                if result is None:
+                    self._keep(index, results, vias)
+                    return False
+                results.append(result)
+                vias.append(via)
+        except asyncio.CancelledError:
+            self._keep(index, results, vias)
+            raise
+        self.branch.lineage.pop(ANSWERED, None)
         turn = {"role": "user", "content": results}
         self.branch.run.messages.append(turn)
         self.branch.save()
         emit(TurnSaved(index + 1, turn, None, str(self.branch.path)))
         return True
+
+    def _kept(self, index: int) -> dict[str, tuple[dict[str, Any], str]]:
+        """tool_use id -> (result, who answered it) kept from a stop part way through the turn at ``index``."""
+        record = self.branch.lineage.get(ANSWERED)
+        if not isinstance(record, dict) or record.get("index") != index:
+            return {}
+        results, vias = record.get("results") or [], record.get("via") or []
+        return {r["tool_use_id"]: (r, vias[k] if k < len(vias) else "an earlier answer")
+                for k, r in enumerate(results) if isinstance(r, dict) and isinstance(r.get("tool_use_id"), str)}
+
+    def _keep(self, index: int, results: list[dict[str, Any]], vias: list[str]) -> None:
+        """Remember the answers given so far to the turn at ``index`` (saved with the branch's status)."""
+        if results:
+            self.branch.lineage[ANSWERED] = {"index": index, "results": results, "via": vias}

@@ -13,10 +13,20 @@ parent's calls for messages 0..N are kept as facts about the parent (no request)
      "at": N, "patch": [RFC 6902 ops against the parent request at N (see patch.py)],
      "model": MODEL SENT, "resolver": SPEC, "max_steps": K, "created": ISO TIME (UTC),
      "status": "running" | a Finished stop_reason,
+     "answered": {"index": I, "results": [tool_result, ...], "via": [RESOLVER, ...]},  # see below
      "resumed": [{"time", "from": FIRST NEW INDEX, "resolver", "max_steps"}, ...]}  # after --resume
+
+``answered`` is there only while the last message is an assistant turn whose tool calls
+were part answered when the branch stopped (a resolver left one unanswered, or a cancel):
+the results given so far, kept out of the messages so the file stays grammatical, and
+reused (not asked again) when ``--resume`` answers the turn.
 
 Files are saved under ``<user data dir>/branches/<first 16 hex of the parent's sha256>/``
 (or wherever ``-o`` says), always with ``atomic_write``; a parent file is never written.
+``list_branches`` finds a run's branches there and also beside the run file and in the
+working directory (where ``-o`` usually puts them): only ``*.turnscope.json`` files, and
+only those whose first bytes (the lineage comes right after ``source``) name the parent's
+sha256 are parsed, so a folder of large unrelated files costs a small read each.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from tui.core.run import RECONSTRUCTED, ModelCall, Run, Source
 
 SUFFIX = ".turnscope.json"
 GROUP = 16  # hex digits of the parent's sha256 naming its directory
+HEAD = 64 * 1024  # bytes read to see whether a file's lineage names a parent (paths are < 4 KiB)
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
@@ -143,11 +154,41 @@ class BranchEntry:
         return str(self.lineage.get("status", "?"))
 
 
+def search_dirs(parent_path: str | os.PathLike[str]) -> list[Path]:
+    """Where a run's branches are looked for besides the data dir: its own folder, the working folder."""
+    return [Path(os.path.abspath(parent_path)).parent, Path.cwd()]
+
+
+def _names_parent(path: Path, sha: str) -> bool:
+    """The file's first bytes hold ``sha`` (a branch file's lineage is near its top): worth parsing."""
+    try:
+        with open(path, "rb") as handle:
+            return sha.encode("ascii") in handle.read(HEAD)
+    except OSError:
+        return False
+
+
+def _candidates(sha: str, folders: list[Path]) -> list[Path]:
+    """``*.turnscope.json`` files in ``folders`` (not their subfolders) that may be branches of ``sha``."""
+    found: dict[str, Path] = {}
+    for folder in folders:
+        try:
+            names = sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
+        except OSError:
+            continue
+        for path in names:
+            key = os.path.realpath(path)
+            if key not in found and os.path.isfile(key) and _names_parent(path, sha):
+                found[key] = path
+    return list(found.values())
+
+
 def list_branches(parent_path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None,
                   _seen: set[str] | None = None) -> list[BranchEntry]:
-    """The branches saved for a run file (and, under each, its own branches), oldest first.
+    """The branches of a run file (and, under each, its own branches), oldest first.
 
-    Only the data dir is searched: a branch written elsewhere with ``-o`` is not listed.
+    Searched: the run's group in the data dir, then ``search_dirs`` (the folder the run file is
+    in, the working directory); a branch's own branches are looked for the same way.
     """
     seen = _seen if _seen is not None else set()
     key = os.path.realpath(parent_path)
@@ -156,8 +197,11 @@ def list_branches(parent_path: str | os.PathLike[str], data_dir: str | os.PathLi
     seen.add(key)
     sha = sha256_of(key)
     group = branches_root(data_dir) / sha[:GROUP]
+    folders = [group, *search_dirs(parent_path)]
     entries = []
-    for path in sorted(group.glob("*" + SUFFIX)) if group.is_dir() else []:
+    for path in _candidates(sha, folders):
+        if os.path.realpath(path) in seen:
+            continue
         try:
             run = load(path)
         except LoadError:
