@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app import palette
+from tui.app.events import IndexMessage
 from tui.app.runview import RunView
 from tui.app.traceparts import value_text
 from tui.core.safe import one_line
@@ -31,12 +31,8 @@ class ProblemsView(OptionList):
         Binding("k", "cursor_up", "Up", show=False, id="problems.up.vim"),
     ]
 
-    class Jump(Message):
+    class Jump(IndexMessage):
         """Go to message ``index``."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -139,7 +139,7 @@ class RequestPane(SourceMarks, LineView):
             self.cursor = 0 if fits or anchor is None else anchor
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
         self.cursor = min(self.cursor, max(len(self.document) - 1, 0))
-        self._follow()
+        self.follow_cursor()
 
     def _open_message(self, i: int, message) -> list[Part]:
         view = self.view
