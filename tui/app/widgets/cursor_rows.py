@@ -3,7 +3,8 @@
 A list of 20,000 rows costs the rows on screen. ``CursorRows`` holds what the message list,
 the branch editor's ``TargetList`` and ``LineView`` (request pane, diff, tokens, turns, side
 by side) share: the cursor and its keys (``cursor_bindings``: arrows, j/k, PgUp/PgDn,
-Home/End, as data with ids), scrolling the cursor into view, and ``render_line`` over a
+Home/End, as data with ids; ``vim_bindings`` and ``fold_bindings`` are the other keys
+lists share), scrolling the cursor into view, and ``render_line`` over a
 bounded cache of drawn rows (``StripCache``, also used by the Raw view). A subclass says
 how many rows there are (``row_count``), what row k says (``line_text``) and what a move
 the user made means (``user_move``: usually, post its own message).
@@ -40,6 +41,22 @@ def cursor_bindings(prefix: str, down: str = "Down", up: str = "Up", first: str 
         Binding("home", "edge(-1)", first, show=False, id=f"{prefix}.{f}"),
         Binding("end", "edge(1)", last, show=False, id=f"{prefix}.{l}"),
     ]
+
+
+def vim_bindings(prefix: str) -> list[Binding]:
+    """j/k for an ``OptionList`` (or a screen that forwards them to one): vim aliases of Down/Up, hidden."""
+    return [
+        Binding("j", "cursor_down", "Down", show=False, id=f"{prefix}.down.vim"),
+        Binding("k", "cursor_up", "Up", show=False, id=f"{prefix}.up.vim"),
+    ]
+
+
+def fold_bindings(prefix: str, space: bool = True) -> list[Binding]:
+    """Enter (and Space, unless ``space`` is False) opens or folds what the cursor is on: ``action_toggle``."""
+    bindings = [Binding("enter", "toggle", "Open/fold", show=False, id=f"{prefix}.toggle")]
+    if space:
+        bindings.append(Binding("space", "toggle", "Open/fold", show=False, id=f"{prefix}.toggle.space"))
+    return bindings
 
 
 def text_strip(text: Text, console: Console, width: int) -> Strip:

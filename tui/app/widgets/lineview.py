@@ -62,13 +62,18 @@ class LineView(CursorRows):
         """Replace the document; keep the cursor on ``cursor_target``'s first row when given."""
         self._parts = parts
         self._layout()
+        self.place_cursor(cursor_target, 0 if top else None)
+
+    def place_cursor(self, cursor_target: Target, top_row: int | None = None) -> None:
+        """After a new layout: the cursor on ``cursor_target``'s first row (when it is there), or on
+        ``top_row`` scrolled to the top when given; in the document and in view either way."""
         if cursor_target is not None:
             row = self._doc.first_row_of(cursor_target)
             if row is not None:
                 self.cursor = row
-        if top:
-            self.cursor = 0
-            self.scroll_to(y=0, animate=False, immediate=True)
+        if top_row is not None:
+            self.cursor = top_row
+            self.scroll_to(y=top_row, animate=False, immediate=True)
         self.cursor = min(self.cursor, max(len(self._doc) - 1, 0))
         self.follow_cursor()
 

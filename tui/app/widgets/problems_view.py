@@ -8,7 +8,6 @@ An ``OptionList`` (virtualised), one option per finding: its mark and severity, 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -16,6 +15,7 @@ from tui.app import palette
 from tui.app.events import IndexMessage
 from tui.app.runview import RunView
 from tui.app.traceparts import value_text
+from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
 
@@ -26,10 +26,7 @@ class ProblemsView(OptionList):
             "likely cause; then the provenance warnings (a tool input that no earlier message, system prompt "
             "or tool schema holds: the model produced it); then what the loader noticed. Enter (or a click) "
             "jumps to the index.")
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="problems.down.vim"),
-        Binding("k", "cursor_up", "Up", show=False, id="problems.up.vim"),
-    ]
+    BINDINGS = vim_bindings("problems")
 
     class Jump(IndexMessage):
         """Go to message ``index``."""

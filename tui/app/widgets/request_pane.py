@@ -129,17 +129,12 @@ class RequestPane(SourceMarks, LineView):
         parts += self._output(n)
         self._parts = parts
         self._layout()
-        if keep is not None:
-            row = self.document.first_row_of(keep)
-            if row is not None:
-                self.cursor = row
+        top_row = None
         if follow:
             anchor = self.document.first_row_of(("message", count - 1)) if count else 0
             fits = len(self.document) <= self.scrollable_content_region.height
-            self.cursor = 0 if fits or anchor is None else anchor
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        self.cursor = min(self.cursor, max(len(self.document) - 1, 0))
-        self.follow_cursor()
+            top_row = 0 if fits or anchor is None else anchor
+        self.place_cursor(keep, top_row)
 
     def _open_message(self, i: int, message) -> list[Part]:
         view = self.view
