@@ -55,10 +55,7 @@ class ProblemsView(OptionList):
                                    one_line(finding.message))
             if finding.cause:
                 prompt.append_text(Text.assemble("\n  ", ("likely cause: ", palette.DIM), one_line(finding.cause)))
-            option_id = f"finding-{k}"
-            if finding.index is not None:
-                self._targets[option_id] = finding.index
-            options.append(Option(prompt, id=option_id))
+            options.append(self._option(prompt, f"finding-{k}", finding.index))
         options += self._provenance_options()
         warnings = view.run.warnings
         if warnings:
@@ -67,10 +64,7 @@ class ProblemsView(OptionList):
                 where = warning.where()
                 prompt = Text.assemble(("• loader ", palette.DIM), (where + " " if where else "", "bold"),
                                        one_line(warning.text))
-                option_id = f"warning-{k}"
-                if warning.index is not None:
-                    self._targets[option_id] = warning.index
-                options.append(Option(prompt, id=option_id))
+                options.append(self._option(prompt, f"warning-{k}", warning.index))
         self.set_options(options)
         self.shown = True
 
@@ -93,10 +87,14 @@ class ProblemsView(OptionList):
                                    f"{one_line(str(value.name))} {one_line(value.path)} = ",
                                    value_text(value.value), ": no earlier message, the system prompt or a tool "
                                    "schema holds it, so the model produced it")
-            option_id = f"provenance-{k}"
-            self._targets[option_id] = i
-            options.append(Option(prompt, id=option_id))
+            options.append(self._option(prompt, f"provenance-{k}", i))
         return options
+
+    def _option(self, prompt: Text, option_id: str, index: int | None) -> Option:
+        """One entry; Enter on it jumps to message ``index`` (when it is about one)."""
+        if index is not None:
+            self._targets[option_id] = index
+        return Option(prompt, id=option_id)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -17,6 +17,7 @@ from textual.message import Message
 from tui.app import palette, sections
 from tui.app.analyses import has_tool_use
 from tui.app.blocks import OUTPUT_ROWS, message_parts
+from tui.app.events import IndexMessage
 from tui.app.lines import Part, Rows, Target, Wrapped
 from tui.app.runview import RunView, summary_of
 from tui.app.traceparts import trace_parts
@@ -69,12 +70,8 @@ class RequestPane(SourceMarks, LineView):
     class Prepared(Message):
         """A big open block finished wrapping in a worker."""
 
-    class Traced(Message):
+    class Traced(IndexMessage):
         """The provenance of message ``index``'s tool inputs is traced (in a worker)."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
 
     class SourceChosen(Message):
         """Enter on a traced value: go to where it came from and mark ``text`` there."""
