@@ -3,11 +3,12 @@
 A list of 20,000 rows costs the rows on screen. ``CursorRows`` holds what the message list,
 the branch editor's ``TargetList`` and ``LineView`` (request pane, diff, tokens, turns, side
 by side) share: the cursor and its keys (``cursor_bindings``: arrows, j/k, PgUp/PgDn,
-Home/End, as data with ids; ``vim_bindings`` and ``fold_bindings`` are the other keys
-lists share), scrolling the cursor into view, and ``render_line`` over a
+Home/End, as data with ids), scrolling the cursor into view, and ``render_line`` over a
 bounded cache of drawn rows (``StripCache``, also used by the Raw view). A subclass says
 how many rows there are (``row_count``), what row k says (``line_text``) and what a move
-the user made means (``user_move``: usually, post its own message).
+the user made means (``user_move``: usually, post its own message). ``vim_bindings`` (j/k
+on an ``OptionList``) and ``fold_bindings`` (Enter/Space open or fold) are the other keys
+lists share.
 """
 
 from __future__ import annotations
@@ -29,17 +30,17 @@ def cursor_bindings(prefix: str, down: str = "Down", up: str = "Up", first: str 
                     group: Binding.Group | None = None) -> list[Binding]:
     """The cursor keys as data, with ids ``PREFIX.NAME`` (``names``: down, up, first, last). Down/Up are in the
     footer only when given a ``group``; j/k, their vim aliases (``.vim``), never are; nor PgDn/PgUp, Home/End."""
-    d, u, f, l = names
+    down_id, up_id, first_id, last_id = (f"{prefix}.{name}" for name in names)
     shown = group is not None
     return [
-        Binding("down", "cursor(1)", down, show=shown, id=f"{prefix}.{d}", group=group),
-        Binding("j", "cursor(1)", down, show=False, id=f"{prefix}.{d}.vim"),
-        Binding("up", "cursor(-1)", up, show=shown, id=f"{prefix}.{u}", group=group),
-        Binding("k", "cursor(-1)", up, show=False, id=f"{prefix}.{u}.vim"),
+        Binding("down", "cursor(1)", down, show=shown, id=down_id, group=group),
+        Binding("j", "cursor(1)", down, show=False, id=f"{down_id}.vim"),
+        Binding("up", "cursor(-1)", up, show=shown, id=up_id, group=group),
+        Binding("k", "cursor(-1)", up, show=False, id=f"{up_id}.vim"),
         Binding("pagedown", "page(1)", "Page down", show=False, id=f"{prefix}.page_down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id=f"{prefix}.page_up"),
-        Binding("home", "edge(-1)", first, show=False, id=f"{prefix}.{f}"),
-        Binding("end", "edge(1)", last, show=False, id=f"{prefix}.{l}"),
+        Binding("home", "edge(-1)", first, show=False, id=first_id),
+        Binding("end", "edge(1)", last, show=False, id=last_id),
     ]
 
 
