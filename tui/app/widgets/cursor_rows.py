@@ -81,6 +81,9 @@ class StripCache:
             strip = self._strips[key] = make()
         return strip
 
+    def __len__(self) -> int:
+        return len(self._strips)
+
     def clear(self) -> None:
         self._strips.clear()
 
