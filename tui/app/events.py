@@ -1,7 +1,7 @@
 """The typed messages screens and workers post upward: a run chosen, loaded or failed; work done.
 
-Widgets hold their own small messages (``MessageList.Moved``, ``ProblemsView.Jump``…);
-these are the ones that cross screens or come back from workers.
+Widgets hold their own small messages (``MessageList.Moved``, ``ProblemsView.Jump``…), most
+of them an ``IndexMessage``; these are the ones that cross screens or come back from workers.
 """
 
 from __future__ import annotations
@@ -13,6 +13,15 @@ from tui.core.grammar import Finding
 from tui.core.provenance import Value
 from tui.core.run import Run
 from tui.core.tokens import TokenReport
+
+
+class IndexMessage(Message):
+    """The base of a widget's message about one row or message ``index`` (each widget names its own,
+    so a handler reads ``on_<widget>_<message>``)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
 
 
 class RunChosen(Message):

@@ -101,6 +101,13 @@ class StepperActions(FittedFooter):
         body = request_json(self.view.run, index)
         self.post_message(events.CopyReady(index, body.decode("utf-8", "surrogateescape")))
 
+    def on_copy_ready(self: StepperScreen, event: events.CopyReady) -> None:
+        self.app.copy_to_clipboard(event.text)
+        size = len(event.text.encode("utf-8", "surrogatepass"))
+        note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
+        self.notify(f"Copied the exact request body for message {event.index}: {size:,} bytes, via OSC 52{note}",
+                    title="Copied", markup=False)
+
     # -- actions -------------------------------------------------------------------------
 
     def check_action(self: StepperScreen, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -112,22 +119,21 @@ class StepperActions(FittedFooter):
             return len(self.app.screen_stack) > 2
         return True
 
-    def action_call(self: StepperScreen, step: int) -> None:
-        found = self.view.next_call(self.index, step)
+    def _go_or_say(self: StepperScreen, found: int | None, step: int, what: str) -> None:
+        """Go to ``found``, or say there is no later (earlier) ``what``."""
         if found is None:
-            self.notify("No later model call." if step > 0 else "No earlier model call.", timeout=2)
+            self.notify(f"No {'later' if step > 0 else 'earlier'} {what}.", timeout=2)
         else:
             self.go_to(found)
+
+    def action_call(self: StepperScreen, step: int) -> None:
+        self._go_or_say(self.view.next_call(self.index, step), step, "model call")
 
     def action_edge(self: StepperScreen, step: int) -> None:
         self.go_to(0 if step < 0 else max(self.view.total - 1, 0))
 
     def action_finding(self: StepperScreen, step: int) -> None:
-        found = self.view.next_finding(self.index, step)
-        if found is None:
-            self.notify("No later finding." if step > 0 else "No earlier finding.", timeout=2)
-        else:
-            self.go_to(found)
+        self._go_or_say(self.view.next_finding(self.index, step), step, "finding")
 
     def action_match(self: StepperScreen, step: int) -> None:
         if self.matches is None:

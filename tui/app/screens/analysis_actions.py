@@ -115,11 +115,6 @@ class AnalysisActions:
         self.describe_status()
         self.refresh_bindings()
 
-    def on_tokens_view_jump(self: StepperScreen, event: TokensView.Jump) -> None:
-        self.go_to(event.index)
-        self.show_view("request")
-        self.message_list.focus()
-
     def on_tokens_view_exact_wanted(self: StepperScreen, _: TokensView.ExactWanted) -> None:
         self.count_exactly()
 

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 from tui.app import palette
 from tui.app.diffparts import SIDE
 from tui.app.screens.stepper import short_path
+from tui.app.widgets.cursor_rows import vim_bindings
 from tui.app.widgets.diff_view import DiffView
 from tui.core.diff import Change, RunDiff, aligned, diff_runs
 from tui.core.run import Run
@@ -34,10 +35,7 @@ class ChangesList(OptionList):
 
     HELP = ("Every change from the first divergence on: [index.block] kind path: before -> after "
             "([request] for the system prompt, tools and params). Enter shows it in the runs above.")
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="changes.down.vim"),
-        Binding("k", "cursor_up", "Up", show=False, id="changes.up.vim"),
-    ]
+    BINDINGS = vim_bindings("changes")
 
 
 class DiffScreen(Screen):

@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from tui.app import events, palette
 from tui.app.sources import SAMPLES, Entry, claude_entries, claude_projects, recent_entries, sample_entries
+from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
 SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions"}
@@ -34,10 +35,7 @@ class RunOptions(OptionList):
     """The runs to choose from."""
 
     HELP = "Runs to open: Up/Down (j/k) move, Enter opens. A file holding several runs lists them first."
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="picker.down.vim"),
-        Binding("k", "cursor_up", "Up", show=False, id="picker.up.vim"),
-    ]
+    BINDINGS = vim_bindings("picker")
 
 
 class PickerScreen(Screen):

@@ -12,6 +12,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import palette
+from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.run import Run
 from tui.core.safe import one_line
 
@@ -20,11 +21,7 @@ class RunListScreen(Screen):
     """One option per run: its index, message and model-call counts, and its first words."""
 
     HELP = "The runs in this file. Enter steps through the highlighted one; Escape goes back."
-    BINDINGS = [
-        Binding("escape", "back", "Back", id="runs.back"),
-        Binding("j", "cursor_down", "Down", show=False, id="runs.down.vim"),
-        Binding("k", "cursor_up", "Up", show=False, id="runs.up.vim"),
-    ]
+    BINDINGS = [Binding("escape", "back", "Back", id="runs.back"), *vim_bindings("runs")]
     options = getters.query_one("#run-options", OptionList)
 
     class Picked(Message):

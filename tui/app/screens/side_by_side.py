@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static
 from tui.app import palette
 from tui.app.blocks import FOLD_ROWS, OUTPUT_ROWS
 from tui.app.lines import Document, Part, Rows, Target
+from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts
 from tui.core.producers import producer_at
@@ -70,10 +71,7 @@ class PairedView(LineView):
 
     HELP = ("Original (left) and branch (right) from the branch index, aligned by message index. Up/Down "
             "(j/k), PgUp/PgDn, Home/End scroll both sides together.")
-    BINDINGS = [
-        Binding("enter", "toggle", "Open/fold", show=False, id="pair.toggle"),
-        Binding("space", "toggle", "Open/fold", show=False, id="pair.toggle.space"),
-    ]
+    BINDINGS = fold_bindings("pair")
 
     def action_toggle(self) -> None:
         self.screen.toggle(self.target())  # type: ignore[attr-defined]

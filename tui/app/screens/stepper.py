@@ -33,6 +33,8 @@ from tui.app.widgets.tokens_view import TokensView
 from tui.core.safe import one_line
 
 VIEWS = ("request", "raw", "account", "problems", "tokens")
+#: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
+SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view"}
 
 
 def short_path(path: str) -> str:
@@ -126,14 +128,9 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         self._show_current()
 
     def _show_current(self) -> None:
-        if self.view_name == "request":
-            self.request.show(self.index)
-        elif self.view_name == "raw":
-            self.raw.show(self.index)
-        elif self.view_name == "account":
-            self.account_view.show(self.index)
-        elif self.view_name == "tokens":
-            self.tokens_view.show(self.index)
+        shown = SHOWS_INDEX.get(self.view_name)
+        if shown is not None:
+            getattr(self, shown).show(self.index)
         elif not self.problems.shown:
             self.problems.fill()
 
@@ -222,7 +219,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         self.go_to(event.index)
 
     @on(ProblemsView.Jump)
-    def _jump(self, event: ProblemsView.Jump) -> None:
+    @on(TokensView.Jump)
+    def _jump(self, event: ProblemsView.Jump | TokensView.Jump) -> None:
         self.go_to(event.index)
         self.show_view("request")
         self.message_list.focus()
@@ -246,10 +244,3 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             self.go_to(found)
         self.describe_status()
         self.refresh_bindings()
-
-    def on_copy_ready(self, event: events.CopyReady) -> None:
-        self.app.copy_to_clipboard(event.text)
-        size = len(event.text.encode("utf-8", "surrogatepass"))
-        note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
-        self.notify(f"Copied the exact request body for message {event.index}: {size:,} bytes, via OSC 52{note}",
-                    title="Copied", markup=False)

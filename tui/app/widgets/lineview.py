@@ -3,41 +3,32 @@
 The base of the request pane and the help text: a document of any length (a 20,000
 message prefix, a 10 MB tool result) costs the rows drawn, not the rows it has. The
 cursor row says what Enter acts on; the view posts ``LineView.Activated`` with that
-row's target and leaves the meaning to its owner (messages up).
+row's target and leaves the meaning to its owner (messages up). Cursor keys, scrolling
+and drawing come from ``CursorRows``; this holds the document, its layout at the width
+and the search highlight.
 """
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.app import palette
-from tui.app.lines import Document, Part, Target, segments
+from tui.app.lines import Document, Part, Target
+from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
-_MOVE = Binding.Group("Move")
 
-
-class LineView(ScrollView, can_focus=True):
+class LineView(CursorRows):
     """Rows of a document, scrolled by keyboard; Enter acts on the row under the cursor."""
 
     HELP = "A scrollable document. Up/Down (j/k) move the cursor, PgUp/PgDn page, Home/End jump, Enter acts on the row."
     COMPONENT_CLASSES = {"lineview--cursor"}
-    BINDINGS = [
-        Binding("down", "cursor(1)", "Down", show=False, id="lines.down"),
-        Binding("j", "cursor(1)", "Down", show=False, id="lines.down.vim"),
-        Binding("up", "cursor(-1)", "Up", show=False, id="lines.up"),
-        Binding("k", "cursor(-1)", "Up", show=False, id="lines.up.vim"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="lines.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="lines.page_up"),
-        Binding("home", "edge(-1)", "Top", show=False, id="lines.top"),
-        Binding("end", "edge(1)", "Bottom", show=False, id="lines.bottom"),
-    ]
+    CURSOR_CLASS = "lineview--cursor"
+    CURSOR_NEEDS_FOCUS = True
+    CACHE_LIMIT = 4000
+    BINDINGS = cursor_bindings("lines")
 
     class Activated(Message):
         """Enter on a row that has a target."""
@@ -51,8 +42,6 @@ class LineView(ScrollView, can_focus=True):
         super().__init__(id=id, classes=classes)
         self._parts: list[Part] = []
         self._doc = Document([], 0)
-        self._strips: dict[int, Strip] = {}
-        self.cursor = 0
         self.highlight: str | None = None
 
     # -- content -------------------------------------------------------------------------
@@ -60,6 +49,9 @@ class LineView(ScrollView, can_focus=True):
     @property
     def document(self) -> Document:
         return self._doc
+
+    def row_count(self) -> int:
+        return len(self._doc)
 
     def _width(self) -> int:
         """The text width: the widget less its gutter and a vertical scrollbar, whether shown or not."""
@@ -70,15 +62,20 @@ class LineView(ScrollView, can_focus=True):
         """Replace the document; keep the cursor on ``cursor_target``'s first row when given."""
         self._parts = parts
         self._layout()
+        self.place_cursor(cursor_target, 0 if top else None)
+
+    def place_cursor(self, cursor_target: Target, top_row: int | None = None) -> None:
+        """After a new layout: the cursor on ``cursor_target``'s first row (when it is there), or on
+        ``top_row`` scrolled to the top when given; in the document and in view either way."""
         if cursor_target is not None:
             row = self._doc.first_row_of(cursor_target)
             if row is not None:
                 self.cursor = row
-        if top:
-            self.cursor = 0
-            self.scroll_to(y=0, animate=False, immediate=True)
+        if top_row is not None:
+            self.cursor = top_row
+            self.scroll_to(y=top_row, animate=False, immediate=True)
         self.cursor = min(self.cursor, max(len(self._doc) - 1, 0))
-        self._follow()
+        self.follow_cursor()
 
     def _layout(self) -> None:
         self._doc = Document(self._parts, self._width())
@@ -111,64 +108,15 @@ class LineView(ScrollView, can_focus=True):
 
     # -- drawing -------------------------------------------------------------------------
 
-    def render_line(self, y: int) -> Strip:
-        row = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
-        strip = self._strips.get(row)
-        if strip is not None and strip.cell_length != width:
-            self._strips.clear()
-            strip = None
-        if strip is None:
-            if len(self._strips) > 4000:
-                self._strips.clear()
-            text: Text = self._doc.row(row) if row < len(self._doc) else Text("")
-            text.no_wrap = True
-            text.end = ""
-            if self.highlight:
-                text.highlight_words([self.highlight], palette.MATCH, case_sensitive=False)
-            text = self.style_row(row, text)
-            strip = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
-            self._strips[row] = strip
-        if row == self.cursor and self.has_focus and row < len(self._doc):
-            strip = strip.apply_style(self.get_component_rich_style("lineview--cursor"))
-        return strip
+    def line_text(self, row: int, width: int) -> Text:
+        text = self._doc.row(row)
+        if self.highlight:
+            text.highlight_words([self.highlight], palette.MATCH, case_sensitive=False)
+        return self.style_row(row, text)
 
     def style_row(self, row: int, text: Text) -> Text:
         """A hook: mark something in row ``row`` before it is drawn (the request pane marks a traced value)."""
         return text
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
-
-    # -- moving --------------------------------------------------------------------------
-
-    def move_cursor(self, row: int) -> None:
-        old = self.cursor
-        self.cursor = max(0, min(row, len(self._doc) - 1))
-        if self.cursor != old:
-            self.refresh_lines(old)
-        self.refresh_lines(self.cursor)
-        self._follow()
-
-    def _follow(self) -> None:
-        height = self.scrollable_content_region.height
-        top = self.scroll_offset.y
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif height and self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
-
-    def action_cursor(self, step: int) -> None:
-        self.move_cursor(self.cursor + step)
-
-    def action_page(self, step: int) -> None:
-        self.move_cursor(self.cursor + step * max(self.scrollable_content_region.height - 1, 1))
-
-    def action_edge(self, step: int) -> None:
-        self.move_cursor(0 if step < 0 else len(self._doc) - 1)
 
     def activate(self) -> None:
         target = self.target()

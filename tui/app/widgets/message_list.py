@@ -8,25 +8,24 @@ owns the cursor keys and posts ``MessageList.Moved``; the screen sets ``cursor``
 
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.app import palette
+from tui.app.events import IndexMessage
 from tui.app.lines import segments
 from tui.app.runview import RunView
+from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
 _STEP = Binding.Group("Step")
 #: The token column: ``~1.4k``, ``=14k``, ``123k``.
 TOKENS_WIDTH = 6
 
 
-class MessageList(ScrollView, can_focus=True):
+class MessageList(CursorRows):
     """Rows of the run; the cursor is the index N the other views show."""
 
     HELP = ("The message list: index, role, producer (caller, model call k, loop), the blocks of each "
@@ -35,43 +34,22 @@ class MessageList(ScrollView, can_focus=True):
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
             "recorded). The last row is the next request. Down/Up (j/k) step one message.")
     COMPONENT_CLASSES = {"message-list--cursor"}
-    BINDINGS = [
-        Binding("down", "step(1)", "Next message", id="list.next", group=_STEP),
-        Binding("up", "step(-1)", "Previous message", id="list.prev", group=_STEP),
-        Binding("j", "step(1)", "Next message", show=False, id="list.next.vim"),
-        Binding("k", "step(-1)", "Previous message", show=False, id="list.prev.vim"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="list.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="list.page_up"),
-        Binding("home", "edge(-1)", "First message", show=False, id="list.first"),
-        Binding("end", "edge(1)", "Last row", show=False, id="list.last"),
-    ]
+    CURSOR_CLASS = "message-list--cursor"
+    BINDINGS = cursor_bindings("list", "Next message", "Previous message", "First message", "Last row",
+                               names=("next", "prev", "first", "last"), group=_STEP)
 
-    class Moved(Message):
+    class Moved(IndexMessage):
         """The user moved the cursor to ``index``."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.view = view
-        self.cursor = 0
-        self._strips: dict[tuple[int, int], Strip] = {}
         self.virtual_size = Size(0, view.rows)
 
     # -- attributes down -----------------------------------------------------------------
 
     def set_cursor(self, index: int) -> None:
-        old, self.cursor = self.cursor, max(0, min(index, self.view.rows - 1))
-        self.refresh_lines(old)
-        self.refresh_lines(self.cursor)
-        height = self.scrollable_content_region.height
-        top = self.scroll_offset.y
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif height and self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+        self.move_cursor(index)
 
     def marks_changed(self) -> None:
         """Findings arrived: redraw the marks."""
@@ -79,6 +57,9 @@ class MessageList(ScrollView, can_focus=True):
         self.refresh()
 
     # -- drawing -------------------------------------------------------------------------
+
+    def row_count(self) -> int:
+        return self.view.rows
 
     def row_text(self, i: int, width: int) -> Text:
         view = self.view
@@ -106,46 +87,20 @@ class MessageList(ScrollView, can_focus=True):
             text.append(" " + stop, palette.WARNING if stop == "max_tokens" else palette.DIM)
         return text
 
-    def render_line(self, y: int) -> Strip:
-        row = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
-        if row >= self.view.rows:
-            return Strip.blank(width, Style.null())
-        key = (row, width)
-        strip = self._strips.get(key)
-        if strip is None:
-            if len(self._strips) > 2000:
-                self._strips.clear()
-            text = Text(" ") + self.row_text(row, width - 1)
-            text.no_wrap, text.end = True, ""
-            strip = self._strips[key] = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
-        if row == self.cursor:
-            style = self.get_component_rich_style("message-list--cursor")
-            strip = Strip([*Strip(segments(Text("▶", "bold"), self.app.console)), *strip.crop(1)]).apply_style(style)
-        return strip
+    def line_text(self, row: int, width: int) -> Text:
+        return Text(" ") + self.row_text(row, width - 1)
 
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
+    def cursor_strip(self, strip: Strip) -> Strip:
+        """The cursor row: ``▶`` in its first cell (it reads without colour)."""
+        return super().cursor_strip(Strip([*Strip(segments(Text("▶", "bold"), self.app.console)), *strip.crop(1)]))
 
     # -- keys and clicks (messages up) ---------------------------------------------------
 
-    def _move(self, index: int) -> None:
-        index = max(0, min(index, self.view.rows - 1))
+    def user_move(self, index: int) -> None:
+        index = self.clamp(index)
         if index != self.cursor:
             self.set_cursor(index)
         self.post_message(self.Moved(self.cursor))
 
-    def action_step(self, step: int) -> None:
-        self._move(self.cursor + step)
-
-    def action_page(self, step: int) -> None:
-        self._move(self.cursor + step * max(self.scrollable_content_region.height - 1, 1))
-
-    def action_edge(self, step: int) -> None:
-        self._move(0 if step < 0 else self.view.rows - 1)
-
     def on_click(self, event: events.Click) -> None:
-        self._move(self.scroll_offset.y + event.y)
+        self.user_move(self.scroll_offset.y + event.y)

@@ -8,14 +8,14 @@ An ``OptionList`` (virtualised), one option per finding: its mark and severity, 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
-from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui.app import palette
+from tui.app.events import IndexMessage
 from tui.app.runview import RunView
 from tui.app.traceparts import value_text
+from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
 
@@ -26,17 +26,10 @@ class ProblemsView(OptionList):
             "likely cause; then the provenance warnings (a tool input that no earlier message, system prompt "
             "or tool schema holds: the model produced it); then what the loader noticed. Enter (or a click) "
             "jumps to the index.")
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="problems.down.vim"),
-        Binding("k", "cursor_up", "Up", show=False, id="problems.up.vim"),
-    ]
+    BINDINGS = vim_bindings("problems")
 
-    class Jump(Message):
+    class Jump(IndexMessage):
         """Go to message ``index``."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -62,10 +55,7 @@ class ProblemsView(OptionList):
                                    one_line(finding.message))
             if finding.cause:
                 prompt.append_text(Text.assemble("\n  ", ("likely cause: ", palette.DIM), one_line(finding.cause)))
-            option_id = f"finding-{k}"
-            if finding.index is not None:
-                self._targets[option_id] = finding.index
-            options.append(Option(prompt, id=option_id))
+            options.append(self._option(prompt, f"finding-{k}", finding.index))
         options += self._provenance_options()
         warnings = view.run.warnings
         if warnings:
@@ -74,10 +64,7 @@ class ProblemsView(OptionList):
                 where = warning.where()
                 prompt = Text.assemble(("• loader ", palette.DIM), (where + " " if where else "", "bold"),
                                        one_line(warning.text))
-                option_id = f"warning-{k}"
-                if warning.index is not None:
-                    self._targets[option_id] = warning.index
-                options.append(Option(prompt, id=option_id))
+                options.append(self._option(prompt, f"warning-{k}", warning.index))
         self.set_options(options)
         self.shown = True
 
@@ -100,10 +87,14 @@ class ProblemsView(OptionList):
                                    f"{one_line(str(value.name))} {one_line(value.path)} = ",
                                    value_text(value.value), ": no earlier message, the system prompt or a tool "
                                    "schema holds it, so the model produced it")
-            option_id = f"provenance-{k}"
-            self._targets[option_id] = i
-            options.append(Option(prompt, id=option_id))
+            options.append(self._option(prompt, f"provenance-{k}", i))
         return options
+
+    def _option(self, prompt: Text, option_id: str, index: int | None) -> Option:
+        """One entry; Enter on it jumps to message ``index`` (when it is about one)."""
+        if index is not None:
+            self._targets[option_id] = index
+        return Option(prompt, id=option_id)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -21,8 +21,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from tui.app.lines import segments
 from tui.app.rawbody import RawBody, highlight
+from tui.app.widgets.cursor_rows import StripCache, text_strip
 from tui.core.run import Run
 
 
@@ -46,7 +46,7 @@ class RawLines(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.body: RawBody | None = None
         self.exact = False
-        self._strips: dict[tuple[int, int, int], Strip] = {}
+        self._strips = StripCache()
 
     def set_body(self, body: RawBody | None) -> None:
         self.body = body
@@ -74,25 +74,19 @@ class RawLines(ScrollView, can_focus=True):
         self.post_message(self.ModeChanged())
 
     def render_line(self, y: int) -> Strip:
-        body = self.body
         x, top = self.scroll_offset
         width = self.scrollable_content_region.width
         row = top + y
-        key = (row, x, width)
-        strip = self._strips.get(key)
-        if strip is not None:
-            return strip
-        if body is None or row >= self.virtual_size.height:
+        if self.body is None or row >= self.virtual_size.height:
             return Strip.blank(width, Style.null())
-        if len(self._strips) > 2000:
-            self._strips.clear()
+        return self._strips.get((row, x, width), lambda: text_strip(self._text(row, x, width), self.app.console, width))
+
+    def _text(self, row: int, x: int, width: int) -> Text:
+        body = self.body
+        assert body is not None
         if self.exact:
-            text = highlight(body.exact_text()[row * width:(row + 1) * width])
-        else:
-            text = highlight(body.line(row)[x:x + width])
-        strip = Strip(segments(text, self.app.console)).crop_extend(0, width, Style.null())
-        self._strips[key] = strip
-        return strip
+            return highlight(body.exact_text()[row * width:(row + 1) * width])
+        return highlight(body.line(row)[x:x + width])
 
 
 class RawView(Vertical):

@@ -17,6 +17,7 @@ from textual.message import Message
 from tui.app import palette, sections
 from tui.app.analyses import has_tool_use
 from tui.app.blocks import OUTPUT_ROWS, message_parts
+from tui.app.events import IndexMessage
 from tui.app.lines import Part, Rows, Target, Wrapped
 from tui.app.runview import RunView, summary_of
 from tui.app.traceparts import trace_parts
@@ -69,12 +70,8 @@ class RequestPane(SourceMarks, LineView):
     class Prepared(Message):
         """A big open block finished wrapping in a worker."""
 
-    class Traced(Message):
+    class Traced(IndexMessage):
         """The provenance of message ``index``'s tool inputs is traced (in a worker)."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
 
     class SourceChosen(Message):
         """Enter on a traced value: go to where it came from and mark ``text`` there."""
@@ -129,17 +126,12 @@ class RequestPane(SourceMarks, LineView):
         parts += self._output(n)
         self._parts = parts
         self._layout()
-        if keep is not None:
-            row = self.document.first_row_of(keep)
-            if row is not None:
-                self.cursor = row
+        top_row = None
         if follow:
             anchor = self.document.first_row_of(("message", count - 1)) if count else 0
             fits = len(self.document) <= self.scrollable_content_region.height
-            self.cursor = 0 if fits or anchor is None else anchor
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        self.cursor = min(self.cursor, max(len(self.document) - 1, 0))
-        self._follow()
+            top_row = 0 if fits or anchor is None else anchor
+        self.place_cursor(keep, top_row)
 
     def _open_message(self, i: int, message) -> list[Part]:
         view = self.view

@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from tui.app import palette
+from tui.app.events import IndexMessage
 from tui.app.analyses import mark
 from tui.app.lines import Part, Rows, Target
 from tui.app.runview import RunView
@@ -88,12 +89,8 @@ class TokensView(LineView):
         Binding("x", "exact", "Count exactly", id="tokens.exact"),
     ]
 
-    class Jump(Message):
+    class Jump(IndexMessage):
         """Go to message ``index``."""
-
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
 
     class ExactWanted(Message):
         """The user asked for exact counts (and confirmed)."""

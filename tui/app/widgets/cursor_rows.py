@@ -1,0 +1,174 @@
+"""The base of every list drawn with the Line API: rows made when drawn, a keyboard cursor, drawn rows kept.
+
+A list of 20,000 rows costs the rows on screen. ``CursorRows`` holds what the message list,
+the branch editor's ``TargetList`` and ``LineView`` (request pane, diff, tokens, turns, side
+by side) share: the cursor and its keys (``cursor_bindings``: arrows, j/k, PgUp/PgDn,
+Home/End, as data with ids), scrolling the cursor into view, and ``render_line`` over a
+bounded cache of drawn rows (``StripCache``, also used by the Raw view). A subclass says
+how many rows there are (``row_count``), what row k says (``line_text``) and what a move
+the user made means (``user_move``: usually, post its own message). ``vim_bindings`` (j/k
+on an ``OptionList``) and ``fold_bindings`` (Enter/Space open or fold) are the other keys
+lists share.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Hashable
+
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.app.lines import segments
+
+
+def cursor_bindings(prefix: str, down: str = "Down", up: str = "Up", first: str = "Top", last: str = "Bottom",
+                    names: tuple[str, str, str, str] = ("down", "up", "top", "bottom"),
+                    group: Binding.Group | None = None) -> list[Binding]:
+    """The cursor keys as data, with ids ``PREFIX.NAME`` (``names``: down, up, first, last). Down/Up are in the
+    footer only when given a ``group``; j/k, their vim aliases (``.vim``), never are; nor PgDn/PgUp, Home/End."""
+    down_id, up_id, first_id, last_id = (f"{prefix}.{name}" for name in names)
+    shown = group is not None
+    return [
+        Binding("down", "cursor(1)", down, show=shown, id=down_id, group=group),
+        Binding("j", "cursor(1)", down, show=False, id=f"{down_id}.vim"),
+        Binding("up", "cursor(-1)", up, show=shown, id=up_id, group=group),
+        Binding("k", "cursor(-1)", up, show=False, id=f"{up_id}.vim"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id=f"{prefix}.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id=f"{prefix}.page_up"),
+        Binding("home", "edge(-1)", first, show=False, id=first_id),
+        Binding("end", "edge(1)", last, show=False, id=last_id),
+    ]
+
+
+def vim_bindings(prefix: str) -> list[Binding]:
+    """j/k for an ``OptionList`` (or a screen that forwards them to one): vim aliases of Down/Up, hidden."""
+    return [
+        Binding("j", "cursor_down", "Down", show=False, id=f"{prefix}.down.vim"),
+        Binding("k", "cursor_up", "Up", show=False, id=f"{prefix}.up.vim"),
+    ]
+
+
+def fold_bindings(prefix: str, space: bool = True) -> list[Binding]:
+    """Enter (and Space, unless ``space`` is False) opens or folds what the cursor is on: ``action_toggle``."""
+    bindings = [Binding("enter", "toggle", "Open/fold", show=False, id=f"{prefix}.toggle")]
+    if space:
+        bindings.append(Binding("space", "toggle", "Open/fold", show=False, id=f"{prefix}.toggle.space"))
+    return bindings
+
+
+def text_strip(text: Text, console: Console, width: int) -> Strip:
+    """One row of text as a strip exactly ``width`` cells wide, never wrapped."""
+    text.no_wrap, text.end = True, ""
+    return Strip(segments(text, console)).crop_extend(0, width, Style.null())
+
+
+class StripCache:
+    """Drawn rows by key (a tuple that starts with the row), all dropped at once past ``limit``."""
+
+    def __init__(self, limit: int = 2000) -> None:
+        self.limit = limit
+        self._strips: dict[Hashable, Strip] = {}
+
+    def get(self, key: tuple, make: Callable[[], Strip]) -> Strip:
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > self.limit:
+                self._strips.clear()
+            strip = self._strips[key] = make()
+        return strip
+
+    def __len__(self) -> int:
+        return len(self._strips)
+
+    def clear(self) -> None:
+        self._strips.clear()
+
+    def forget(self, row: int) -> None:
+        """Row ``row`` changed: draw it again next time."""
+        for key in [key for key in self._strips if key[0] == row]:
+            del self._strips[key]
+
+
+class CursorRows(ScrollView, can_focus=True):
+    """Rows drawn on demand with a cursor row; the keys in ``cursor_bindings`` move it."""
+
+    #: The component class that styles the cursor row (each subclass names its own, for the .tcss).
+    CURSOR_CLASS = ""
+    #: Show the cursor only while the widget has the focus.
+    CURSOR_NEEDS_FOCUS = False
+    #: How many drawn rows to keep.
+    CACHE_LIMIT = 2000
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.cursor = 0
+        self._strips = StripCache(self.CACHE_LIMIT)
+
+    # -- what a subclass says ------------------------------------------------------------
+
+    def row_count(self) -> int:
+        raise NotImplementedError
+
+    def line_text(self, row: int, width: int) -> Text:
+        """Row ``row`` as text, ``width`` cells at most (it is cropped or padded to that)."""
+        raise NotImplementedError
+
+    def cursor_strip(self, strip: Strip) -> Strip:
+        """The cursor row as drawn."""
+        return strip.apply_style(self.get_component_rich_style(self.CURSOR_CLASS))
+
+    def user_move(self, row: int) -> None:
+        """The user moved the cursor (a key or a click) toward ``row``; subclasses also say so upward."""
+        self.move_cursor(row)
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        if row >= self.row_count():
+            return Strip.blank(width, Style.null())
+        strip = self._strips.get((row, width), lambda: text_strip(self.line_text(row, width), self.app.console, width))
+        if row == self.cursor and (self.has_focus or not self.CURSOR_NEEDS_FOCUS):
+            strip = self.cursor_strip(strip)
+        return strip
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # -- moving --------------------------------------------------------------------------
+
+    def clamp(self, row: int) -> int:
+        return max(0, min(row, self.row_count() - 1))
+
+    def move_cursor(self, row: int) -> None:
+        """Put the cursor on ``row`` and scroll it into view (no message: the owner asked)."""
+        old, self.cursor = self.cursor, self.clamp(row)
+        if self.cursor != old:
+            self.refresh_lines(old)
+        self.refresh_lines(self.cursor)
+        self.follow_cursor()
+
+    def follow_cursor(self) -> None:
+        height = self.scrollable_content_region.height
+        top = self.scroll_offset.y
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif height and self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def action_cursor(self, step: int) -> None:
+        self.user_move(self.cursor + step)
+
+    def action_page(self, step: int) -> None:
+        self.user_move(self.cursor + step * max(self.scrollable_content_region.height - 1, 1))
+
+    def action_edge(self, step: int) -> None:
+        self.user_move(0 if step < 0 else self.row_count() - 1)
