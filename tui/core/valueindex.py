@@ -155,26 +155,29 @@ class Scope:
             return
         pieces = COARSE_SPLIT.split(text)  # [between, token, between, token, ..., between]
         tokens = pieces[1::2]
-        starts = list(accumulate(map(len, pieces[:-1])))[0::2]  # where each token starts
-        first = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))  # first occurrence of each
+        if len(new) <= 8:  # a few: look each up (C-level) rather than map every token of the string
+            firsts = [(tokens.index(token), token) for token in new]
+            starts = dict(zip(*_starts(pieces, [k for k, _ in firsts])))
+        else:
+            first = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))  # first occurrence of each
+            firsts = [(first[token], token) for token in new]
+            starts = dict(enumerate(list(accumulate(map(len, pieces[:-1])))[0::2]))  # where each token starts
         events = []  # (token number, 0 for the token or 1.. for a word run in it, text, start)
-        for token in new:
-            k = first[token]
-            events.append((k, 0, token, starts[k]))
+        for k, token in firsts:
+            start = starts[k]
+            events.append((k, 0, token, start))
             if not FINE.fullmatch(token):
                 for j, fine in enumerate(FINE.finditer(token), 1):
                     if fine.group() not in strings:
-                        events.append((k, j, fine.group(), starts[k] + fine.start()))
+                        events.append((k, j, fine.group(), start + fine.start()))
         events.sort()
         path = self._path(path)
-        for _, _, token, start in events:
-            self._token(index, block, path, token, start)
-
-    def _token(self, index: int | str, block: int, path: str, token: str, start: int) -> None:
-        self._put(("s", token), index, block, path, start, start + len(token), "token")
-        if token[0].isdigit() or token[0] == "-":
-            if (number := number_key(token)) is not None:
-                self._put(number, index, block, path, start, start + len(token), "token")
+        numbers = self.numbers
+        for _, _, token, start in events:  # what _put would do, without its look-ups per token
+            if token not in strings:
+                strings[token] = Place(index, block, path, start, start + len(token), "token")
+            if token[0].isdigit() and (number := number_key(token)) is not None and number[1] not in numbers:
+                numbers[number[1]] = Place(index, block, path, start, start + len(token), "token")
 
     def search(self, needle: str, before: int | None) -> Place | None:
         """The first bounded occurrence of ``needle`` in a string of a message before ``before``."""
@@ -202,6 +205,11 @@ class Scope:
             return None
         k, start, end = found
         return Place(self.text.indices[k], self.text.blocks[k], self.text.paths[k], start, end, "text")
+
+
+def _starts(pieces: list[str], ks: list[int]) -> tuple[list[int], list[int]]:
+    """``(ks, where token k of a split starts)``: the length of the pieces before it (``pieces[2k + 1]``)."""
+    return ks, [sum(map(len, pieces[:2 * k + 1])) for k in ks]
 
 
 def index_blocks(scope: Scope, index: int | str, blocks: list[Any]) -> None:
