@@ -17,6 +17,7 @@ of the prefix once, not once per turn.
 from __future__ import annotations
 
 import bisect
+import threading
 from array import array
 from typing import Any
 
@@ -36,6 +37,7 @@ class PrefixText:
         self._pending: list[str] = []
         self._pending_chars = 0
         self._found: dict[str, tuple[int, int]] = {}  # needle -> (searched up to, first bounded start or -1)
+        self._lock = threading.Lock()  # two workers may search at once: the last chunk is joined once
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -51,13 +53,15 @@ class PrefixText:
         self._pending.append(text)
         self._pending_chars += len(text) + 1
         if self._pending_chars >= CHUNK:
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
-        if self._pending:
-            self._chunks.append(SEPARATOR.join(self._pending))
-            self._pending = []
-            self._pending_chars = 0
+    def flush(self) -> None:
+        """Join the strings not yet in a chunk (done before a search; the index does it when it is built)."""
+        with self._lock:
+            if self._pending:
+                self._chunks.append(SEPARATOR.join(self._pending))
+                self._pending = []
+                self._pending_chars = 0
 
     def end_before(self, before: int | None) -> int:
         """Where the strings of messages before ``before`` end in the joined text."""
@@ -85,7 +89,7 @@ class PrefixText:
 
     def _search(self, needle: str, start: int, end: int) -> int:
         """The first bounded occurrence lying wholly in ``[start, end)`` of the joined text, or -1."""
-        self._flush()
+        self.flush()
         if SEPARATOR in needle:  # it could span two strings: search them joined, as one text
             return _bounded_find(SEPARATOR.join(self._chunks), needle, start, end)
         first = max(bisect.bisect_right(self._starts, start) - 1, 0)

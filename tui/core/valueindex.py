@@ -247,6 +247,7 @@ def index_messages(messages: list[Any], tick: Callable[[], None] | None = None) 
         if tick is not None:
             tick()
         index_blocks(scope, i, blocks_of(message))
+    scope.text.flush()
     return scope
 
 
@@ -262,4 +263,5 @@ def index_fixed(system: Any, tools: Any) -> Scope:
                 for key, value in tool.items():
                     if key not in ("type", "cache_control"):
                         _add_any(scope, "tools", t, f".{key}", value)
+    scope.text.flush()
     return scope
