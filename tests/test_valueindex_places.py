@@ -46,7 +46,7 @@ def reference_places(texts: list[str]) -> dict[tuple[str, object], tuple]:
     return keys
 
 
-_TEXT = st.text(alphabet="ab1_-./:@, 9\u00e9\u00b2x=", max_size=24)
+_TEXT = st.text(alphabet="ab1_-./:@, 9\u00e9\u00b2x=\t\x1c\u3000", max_size=24)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

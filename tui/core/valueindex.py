@@ -37,6 +37,7 @@ FINE = re.compile(r"\w+")
 GROUPED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)")
 CANONICAL_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
 JSON_TEXT_LIMIT = 8 << 20
+KNOWN_WORDS = 200_000  # words remembered as fully registered (a run's vocabulary; ids make it grow)
 OPAQUE = ("signature", "data", "source", "type", "cache_control", "citations")
 
 
@@ -92,6 +93,7 @@ class Scope:
         self.numbers: dict[int | float, Place] = {}
         self.text = PrefixText()
         self._paths: dict[str, str] = {}
+        self._known: set[str] = set()  # whitespace-delimited words whose tokens are all registered
 
     def get(self, key: tuple[str, Any]) -> Place | None:
         """The first place of a key: ``("s", text)`` or a ``number_key``."""
@@ -146,11 +148,17 @@ class Scope:
     def _tokens(self, index: int | str, block: int, path: str, text: str, fresh: bool) -> None:
         """Register the tokens of ``text`` not seen before: runs of ``\\w`` joined by ``- . @ / : +``
         (COARSE) and, inside a joined one, its word runs (FINE), each at its first position."""
-        strings = self.strings
-        found = set(COARSE.findall(text))
+        strings, known = self.strings, self._known
+        unknown = set(text.split()).difference(known)  # no token spans whitespace
+        if not unknown:  # every token of every one of its words was registered before
+            return
+        found = set(COARSE.findall(" ".join(unknown)))
         new = found.difference(strings)
         if fresh and text in found:  # the whole string is one token: registered just now, its word runs not yet
             new.add(text)
+        if len(known) > KNOWN_WORDS:
+            known.clear()
+        known.update(unknown)  # once this string is done, all their tokens are registered
         if not new:  # a token seen before had its word runs and its number registered with it
             return
         pieces = COARSE_SPLIT.split(text)  # [between, token, between, token, ..., between]
