@@ -22,61 +22,22 @@ The system prompt and tool schemas are indexed apart (``index`` ``"system"``/``"
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import orjson
 
 from tui.core.prefixtext import PrefixText
 from tui.core.run import blocks_of
+from tui.core.values import Place, number_key, walk  # noqa: F401 - also imported from here
 
 COARSE = re.compile(r"\w[\w\-.@/:+]*\w|\w")
 COARSE_SPLIT = re.compile(f"({COARSE.pattern})")
 FINE = re.compile(r"\w+")
 GROUPED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)")
-CANONICAL_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
 JSON_TEXT_LIMIT = 8 << 20
 KNOWN_WORDS = 200_000  # words remembered as fully registered (a run's vocabulary; ids make it grow)
 OPAQUE = ("signature", "data", "source", "type", "cache_control", "citations")
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    index: int | str  # message index, or "system" / "tools"
-    block: int
-    path: str
-    start: int | None = None  # character span inside the string at ``path`` (token and text matches)
-    end: int | None = None
-    how: str = "value"  # value | token | text | key
-
-
-def number_key(value: Any) -> tuple[str, Any] | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return ("n", value)
-    if isinstance(value, str) and CANONICAL_NUMBER.fullmatch(value):
-        return ("n", int(value) if "." not in value else float(value))
-    return None
-
-
-def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
-    """``(path, scalar, is_key)`` for every scalar (and object key) inside ``value``, iteratively."""
-    stack = [(path, value)]
-    while stack:
-        where, item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in reversed(list(item.items())):
-                child_path = (f"{where}.{key}" if isinstance(key, str) and key.isidentifier()
-                              else f"{where or '.'}[{orjson.dumps(str(key)).decode()}]")
-                yield child_path, key, True
-                stack.append((child_path, child))
-        elif isinstance(item, list):
-            for k in range(len(item) - 1, -1, -1):
-                stack.append((f"{where or '.'}[{k}]", item[k]))
-        else:
-            yield where or ".", item, False
 
 
 class Scope:
