@@ -61,6 +61,11 @@ class Scope:
         tag, value = key
         return (self.strings if tag == "s" else self.numbers).get(value)
 
+    def finish(self) -> None:
+        """Indexing is done: join the last chunk of text, drop the words kept to skip known strings."""
+        self.text.flush()
+        self._known = set()
+
     def _path(self, path: str) -> str:
         return self._paths.setdefault(path, path)
 
@@ -216,7 +221,7 @@ def index_messages(messages: list[Any], tick: Callable[[], None] | None = None) 
         if tick is not None:
             tick()
         index_blocks(scope, i, blocks_of(message))
-    scope.text.flush()
+    scope.finish()
     return scope
 
 
@@ -232,5 +237,5 @@ def index_fixed(system: Any, tools: Any) -> Scope:
                 for key, value in tool.items():
                     if key not in ("type", "cache_control"):
                         _add_any(scope, "tools", t, f".{key}", value)
-    scope.text.flush()
+    scope.finish()
     return scope
