@@ -96,10 +96,13 @@ def plain_scan(texts: list[str], needle: str, before: int) -> tuple[int, int] | 
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(st.text(alphabet="ab c1-\x00é", max_size=30), min_size=1, max_size=8),
        needles=st.lists(st.text(alphabet="ab c1-\x00é", min_size=1, max_size=6), min_size=1, max_size=5),
-       chunk=st.sampled_from([1, 7, 1 << 22]))
-def test_searching_chunks_again_and_again_finds_what_one_joined_string_does(texts, needles, chunk, monkeypatch):
-    """Chunk edges, the memory of earlier searches and a growing ``before`` never change a result."""
+       chunk=st.sampled_from([1, 7, 1 << 22]), alone=st.sampled_from([3, 9, 1 << 16]))
+def test_searching_chunks_again_and_again_finds_what_one_joined_string_does(texts, needles, chunk, alone,
+                                                                            monkeypatch):
+    """Chunk edges, long strings kept apart, the memory of earlier searches and a growing ``before``
+    never change a result."""
     monkeypatch.setattr(prefixtext, "CHUNK", chunk)
+    monkeypatch.setattr(prefixtext, "ALONE", alone)
     scope = index_messages([{"role": "user", "content": text} for text in texts])
     for before in range(len(texts) + 1):
         for needle in needles:

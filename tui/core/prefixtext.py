@@ -8,7 +8,9 @@ before a message: one whose neighbouring characters cannot continue it (a letter
 The strings are kept as a few joined chunks of about 4 MB (joined with ``SEPARATOR``), not
 as one string of the whole prefix: a single character outside Latin-1 made that one string
 two or four bytes a character, and the parsed copies of strings inside JSON text stay alive
-only until their chunk is joined. Offsets are global, as if every string were joined into
+only until their chunk is joined. A long string (64K characters or more: the big tool
+results that hold most of a long run's text) is a chunk by itself, the run's own string
+object, so its characters are not held twice. Offsets are global, as if every string were joined into
 one text. Each value's first occurrence (or how far the prefix was searched without one) is
 remembered, so the loop asking for the same value at every later tool turn searches each part
 of the prefix once, not once per turn.
@@ -23,6 +25,7 @@ from typing import Any
 
 SEPARATOR = "\x00"
 CHUNK = 4 << 20  # characters per joined chunk
+ALONE = 64 << 10  # a string this long is a chunk of its own: the string itself, not a copy
 
 
 class PrefixText:
@@ -43,6 +46,9 @@ class PrefixText:
         return len(self.offsets)
 
     def append(self, index: int | str, block: int, path: str, text: str) -> None:
+        alone = len(text) >= ALONE
+        if alone and self._pending:
+            self.flush()
         if not self._pending:
             self._starts.append(self.length)
         self.indices.append(index)
@@ -52,7 +58,7 @@ class PrefixText:
         self.length += len(text) + 1
         self._pending.append(text)
         self._pending_chars += len(text) + 1
-        if self._pending_chars >= CHUNK:
+        if alone or self._pending_chars >= CHUNK:
             self.flush()
 
     def flush(self) -> None:
