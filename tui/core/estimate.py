@@ -52,7 +52,35 @@ THINKING_PROMPT = 25
 
 def text_tokens(text: str) -> float:
     """Estimated tokens of plain text (fractional)."""
-    return _pieces(text) * SCALE
+    return (_ascii_pieces(text) if text.isascii() else _pieces(text)) * SCALE
+
+
+class _WordPieces(dict):
+    """Pieces of a word (a run without whitespace), computed once per distinct word."""
+
+    def __missing__(self, word: str) -> int:
+        if len(self) >= 100_000:  # ids and hashes are words too: keep the memory bounded
+            self.clear()
+        cost = self[word] = int(_pieces(word))
+        return cost
+
+
+_WORDS = _WordPieces()
+_WHITESPACE_RUN = re.compile(r"\s{2,}|[^\S ]")  # a run of two or more, or one that is not a space
+_OTHER_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _ascii_pieces(text: str) -> float:
+    """``_pieces`` of ASCII text, the same number, without a Python step per piece: no piece crosses
+    whitespace, so the words' pieces are looked up per distinct word (C-level ``split`` and ``map``);
+    whitespace costs its newlines, a run without one ``ceil(len / 8)``, a single space nothing. All
+    costs here are whole numbers, so the order they are added in does not change the sum."""
+    total = text.count("\n") + sum(map(_WORDS.__getitem__, text.split()))
+    if "  " in text or any(c in text for c in _OTHER_SPACE):
+        for run in _WHITESPACE_RUN.findall(text):
+            if "\n" not in run:
+                total += math.ceil(len(run) / 8)
+    return float(total)
 
 
 def _pieces(text: str) -> float:

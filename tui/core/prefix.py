@@ -60,12 +60,33 @@ def call_request(run: Run, k: int) -> dict[str, Any]:
     return _body(run, count, call)[0]
 
 
+def request_head(run: Run, n: int) -> tuple[dict[str, Any], int]:
+    """``request_at(run, n).body`` without its ``messages``, and how many messages it sends. For the
+    analyses that look at every request of a long run: slicing each prefix made them quadratic."""
+    n = check_index(run, n)
+    k = run.call_index(n)
+    fields, count, _ = _head(run, n, run.calls[k] if k is not None else None)
+    return fields, len(range(len(run.messages))[:count])
+
+
 def _body(run: Run, n: int, call: ModelCall | None) -> tuple[dict[str, Any], bool]:
+    fields, count, model_from_call = _head(run, n, call)
     recorded = call.request if call is not None else None
-    system, tools, params, order = run.system, run.tools, run.params, run.order
+    messages: list[Any] = run.messages[:count]
+    if recorded is not None and recorded.replaced:
+        messages = [recorded.replaced.get(i, m) for i, m in enumerate(messages)]
+    fields["messages"] = messages
+    return _ordered(fields, run.order if recorded is None or recorded.order is None else recorded.order), \
+        model_from_call
+
+
+def _head(run: Run, n: int, call: ModelCall | None) -> tuple[dict[str, Any], int, bool]:
+    """The request's fields but ``messages`` (unordered), how many messages it sends, and whether the
+    model came from the call record."""
+    recorded = call.request if call is not None else None
+    system, tools, params = run.system, run.tools, run.params
     has_system, has_tools = system is not None, tools is not None
     count = n
-    messages: list[Any]
     if recorded is not None:
         count = recorded.messages
         if recorded.system is not None:
@@ -78,11 +99,6 @@ def _body(run: Run, n: int, call: ModelCall | None) -> tuple[dict[str, Any], boo
             has_tools = False
         if recorded.params is not None:
             params = recorded.params
-        if recorded.order is not None:
-            order = recorded.order
-    messages = run.messages[:count]
-    if recorded is not None and recorded.replaced:
-        messages = [recorded.replaced.get(i, m) for i, m in enumerate(messages)]
     model_from_call = False
     if "model" not in params and call is not None and call.model:
         params = {"model": call.model, **params}
@@ -92,8 +108,7 @@ def _body(run: Run, n: int, call: ModelCall | None) -> tuple[dict[str, Any], boo
         fields["system"] = system
     if has_tools:
         fields["tools"] = tools
-    fields["messages"] = messages
-    return _ordered(fields, order), model_from_call
+    return fields, count, model_from_call
 
 
 def _ordered(fields: dict[str, Any], order: list[str] | None) -> dict[str, Any]:

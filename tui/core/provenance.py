@@ -117,7 +117,7 @@ class Provenance:
         if number is not None:
             keys.append(number)
         for scope, limit in ((self.messages, before), (self.fixed, None)):
-            found = [p for p in (scope.keys.get(k) for k in keys)
+            found = [p for p in (scope.get(k) for k in keys)
                      if p is not None and (limit is None or p.index < limit)]
             if found:
                 return min(found, key=lambda p: (p.index if isinstance(p.index, int) else 0, p.block))

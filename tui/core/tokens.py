@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tui.core import estimate
-from tui.core.prefix import request_at
+from tui.core.prefix import request_at, request_head
+from tui.core.prefix_sums import PrefixSums
 from tui.core.run import ModelCall, Run
 
 RECORDED = "recorded"
@@ -136,37 +136,31 @@ def _sent(run: Run, call: ModelCall) -> int:
     return max(0, min(count, len(run.messages)))
 
 
-def _produced(run: Run, call: ModelCall) -> Any:
-    if call.response is not None:
-        return {"role": "assistant", "content": call.response}
-    return run.messages[call.message] if 0 <= call.message < len(run.messages) else None
-
-
 def token_report(run: Run, counter: Counter | None = None, tick: Tick | None = None) -> TokenReport:
     """Tokens per call and per message; ``counter`` (count_tokens) replaces estimates, never recorded usage.
     ``tick`` is called between messages and calls (the stepper's worker yields to the keys there)."""
-    prefix = _Prefix(run, tick)
+    prefix = PrefixSums(run, tick)
     calls: list[CallTokens] = []
     fixed_estimate: float | None = None
     for k, call in enumerate(run.calls):
         if tick is not None:
             tick()
-        body = request_at(run, call.message).body
+        head, count = request_head(run, call.message)  # the body but its messages: no prefix sliced per call
         if fixed_estimate is None:
-            fixed_estimate = prefix.fixed(body)
-        produced = _produced(run, call)
-        out_estimate = estimate.output_tokens(produced) if produced is not None else 0
+            fixed_estimate = prefix.fixed(head)
+        out_estimate = prefix.output(call)
         usage = recorded_usage(call.usage)
         if usage is not None:
             calls.append(CallTokens(k, call.message, *usage, kind=RECORDED))
         elif counter is not None:
-            calls.append(CallTokens(k, call.message, counter(body), out_estimate, 0, 0, kind=EXACT))
+            calls.append(CallTokens(k, call.message, counter(request_at(run, call.message).body), out_estimate,
+                                    0, 0, kind=EXACT))
         else:
-            calls.append(CallTokens(k, call.message, prefix.request(call, body), out_estimate, 0, 0,
+            calls.append(CallTokens(k, call.message, prefix.request(call, head, count), out_estimate, 0, 0,
                                     kind=ESTIMATED))
         calls[-1].sent = _sent(run, call)
     if fixed_estimate is None:  # no model call: what the next request would carry beside the messages
-        fixed_estimate = prefix.fixed(request_at(run, len(run.messages)).body)
+        fixed_estimate = prefix.fixed(request_head(run, len(run.messages))[0])
     tokens = list(prefix.sizes)
     kinds = [ESTIMATED] * len(tokens)
     fixed, fixed_kind = _fixed(calls, tokens, fixed_estimate)
@@ -186,46 +180,6 @@ def token_report(run: Run, counter: Counter | None = None, tick: Tick | None = N
         running += starts[i]
         messages.append(MessageTokens(i, round(tokens[i]), kinds[i], running, first[i]))
     return TokenReport(calls, messages, fixed, fixed_kind)
-
-
-class _Prefix:
-    """Message estimates computed once, so estimating every request of a long run stays linear."""
-
-    def __init__(self, run: Run, tick: Tick | None = None):
-        self.run = run
-        self.sizes = []
-        for m in run.messages:
-            if tick is not None:
-                tick()
-            self.sizes.append(estimate.message_tokens(m, carry_thinking=False))
-        self.sums = [0.0]
-        self.last_assistant: list[int] = []  # for each prefix length n: the last assistant index below n
-        last = -1
-        for i, message in enumerate(run.messages):
-            self.sums.append(self.sums[-1] + self.sizes[i])
-            self.last_assistant.append(last)
-            if isinstance(message, dict) and message.get("role") == "assistant":
-                last = i
-        self.last_assistant.append(last)
-        self._fixed: dict[tuple[int, int, str], float] = {}
-
-    def fixed(self, body: dict[str, Any]) -> float:
-        key = (id(body.get("system")), id(body.get("tools")),
-               repr((body.get("tool_choice"), body.get("thinking"))))
-        if key not in self._fixed:
-            self._fixed[key] = estimate.fixed_tokens(body)
-        return self._fixed[key]
-
-    def request(self, call: ModelCall, body: dict[str, Any]) -> int:
-        """``estimate.request_tokens(body)``, from the running sums."""
-        if call.request is not None and call.request.replaced:
-            return estimate.request_tokens(body)
-        n = len(body.get("messages") or [])
-        total = self.fixed(body) + self.sums[n]
-        last = self.last_assistant[n]
-        if last >= 0:  # the latest assistant turn's thinking counts
-            total += estimate.message_tokens(self.run.messages[last]) - self.sizes[last]
-        return round(total)
 
 
 def _attribute_growth(calls: list[CallTokens], tokens: list[float], kinds: list[str]) -> None:

@@ -12,87 +12,68 @@ are not stored, so a look-up "before message N" is one dict access. What counts 
   those (``2024``, ``05``); ``_`` does not split, so ``8123`` is not a token of ``cus_8123``;
 - numbers by value, whatever their form: ``8900``, ``8900.0``, ``"8900"``, ``8,900``.
 
-Strings the index cannot answer by key (several words, say) are searched for in one
-concatenation of the prefix's strings; a match counts only where the characters on either
-side cannot continue it (a letter, digit or ``_`` next to one), so "447" is not found in
-"4471" nor "9d2" in "re_9d2".
+Strings the index cannot answer by key (several words, say) are searched for in the
+prefix's strings (``tui.core.prefixtext``); a match counts only where the characters on
+either side cannot continue it (a letter, digit or ``_`` next to one), so "447" is not found
+in "4471" nor "9d2" in "re_9d2".
 The system prompt and tool schemas are indexed apart (``index`` ``"system"``/``"tools"``).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from itertools import accumulate
+from typing import Any, Callable
 
 import orjson
 
+from tui.core.prefixtext import PrefixText
 from tui.core.run import blocks_of
+from tui.core.values import Place, number_key, walk  # noqa: F401 - also imported from here
 
 COARSE = re.compile(r"\w[\w\-.@/:+]*\w|\w")
+COARSE_SPLIT = re.compile(f"({COARSE.pattern})")
 FINE = re.compile(r"\w+")
 GROUPED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)")
-CANONICAL_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
 JSON_TEXT_LIMIT = 8 << 20
+KNOWN_WORDS = 200_000  # words remembered as fully registered (a run's vocabulary; ids make it grow)
 OPAQUE = ("signature", "data", "source", "type", "cache_control", "citations")
-SEPARATOR = "\x00"
-
-
-@dataclass(frozen=True)
-class Place:
-    index: int | str  # message index, or "system" / "tools"
-    block: int
-    path: str
-    start: int | None = None  # character span inside the string at ``path`` (token and text matches)
-    end: int | None = None
-    how: str = "value"  # value | token | text | key
-
-
-def number_key(value: Any) -> tuple[str, Any] | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return ("n", value)
-    if isinstance(value, str) and CANONICAL_NUMBER.fullmatch(value):
-        return ("n", int(value) if "." not in value else float(value))
-    return None
-
-
-def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
-    """``(path, scalar, is_key)`` for every scalar (and object key) inside ``value``, iteratively."""
-    stack = [(path, value)]
-    while stack:
-        where, item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in reversed(list(item.items())):
-                child_path = (f"{where}.{key}" if isinstance(key, str) and key.isidentifier()
-                              else f"{where or '.'}[{orjson.dumps(str(key)).decode()}]")
-                yield child_path, key, True
-                stack.append((child_path, child))
-        elif isinstance(item, list):
-            for k in range(len(item) - 1, -1, -1):
-                stack.append((f"{where or '.'}[{k}]", item[k]))
-        else:
-            yield where or ".", item, False
 
 
 class Scope:
-    """Index of one ordered set of sources (the messages, or the system prompt and tools)."""
+    """Index of one ordered set of sources (the messages, or the system prompt and tools).
+
+    ``strings`` and ``numbers`` map each value to its first place. A string's tokens are found
+    with C-level regex calls (``findall``, then a set difference against ``strings``); only
+    tokens never seen before are placed one by one, in the order a left-to-right walk of the
+    string would register them, so the first place of every key is what that walk gives.
+    Paths are interned: a long run has hundreds of thousands of places and a few dozen paths."""
 
     def __init__(self) -> None:
-        self.keys: dict[tuple[str, Any], Place] = {}
-        self._parts: list[str] = []
-        self._places: list[Place] = []
-        self._indices: list[int | str] = []
-        self._offsets: list[int] = []
-        self._length = 0
-        self._text: str | None = None
+        self.strings: dict[str, Place] = {}
+        self.numbers: dict[int | float, Place] = {}
+        self.text = PrefixText()
+        self._paths: dict[str, str] = {}
+        self._known: set[str] = set()  # whitespace-delimited words whose tokens are all registered
+
+    def get(self, key: tuple[str, Any]) -> Place | None:
+        """The first place of a key: ``("s", text)`` or a ``number_key``."""
+        tag, value = key
+        return (self.strings if tag == "s" else self.numbers).get(value)
+
+    def finish(self) -> None:
+        """Indexing is done: join the last chunk of text, drop the words kept to skip known strings."""
+        self.text.flush()
+        self._known = set()
+
+    def _path(self, path: str) -> str:
+        return self._paths.setdefault(path, path)
 
     def _put(self, key: tuple[str, Any], index: int | str, block: int, path: str, start: int | None = None,
              end: int | None = None, how: str = "value") -> None:
-        if key not in self.keys:  # only the first place is kept; build it only then
-            self.keys[key] = Place(index, block, path, start, end, how)
+        table = self.strings if key[0] == "s" else self.numbers
+        if key[1] not in table:  # only the first place is kept; build it only then
+            table[key[1]] = Place(index, block, self._path(path), start, end, how)
 
     def add_scalar(self, index: int | str, block: int, path: str, value: Any, is_key: bool = False) -> None:
         if isinstance(value, str):
@@ -103,7 +84,9 @@ class Scope:
     def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
                    is_key: bool = False) -> None:
         how = "key" if is_key else "value"
-        self._put(("s", text), index, block, path, how=how)
+        fresh = text not in self.strings
+        if fresh:
+            self.strings[text] = Place(index, block, self._path(path), how=how)
         if (number := number_key(text)) is not None:
             self._put(number, index, block, path, how=how)
         stripped = text.lstrip()
@@ -120,33 +103,59 @@ class Scope:
                     else:
                         self.add_scalar(index, block, full, scalar, key)
                 return
-        for match in COARSE.finditer(text):
-            token = match.group()
-            self._token(index, block, path, token, match.start())
-            if not FINE.fullmatch(token):  # joined by - . @ / : +: its word runs are tokens too
-                for fine in FINE.finditer(token):
-                    self._token(index, block, path, fine.group(), match.start() + fine.start())
-        for match in GROUPED.finditer(text):
+        self._tokens(index, block, path, text, fresh)
+        for match in GROUPED.finditer(text) if "," in text else ():  # the check is much faster than the regex
             value = match.group().replace(",", "")
             number = number_key(value)
             if number is not None:
                 self._put(number, index, block, path, match.start(), match.end(), "token")
-        self._parts.append(text)
-        self._places.append(Place(index, block, path, how="text"))
-        self._indices.append(index)
-        self._offsets.append(self._length)
-        self._length += len(text) + 1
-        self._text = None
+        self.text.append(index, block, self._path(path), text)
 
-    def _token(self, index: int | str, block: int, path: str, token: str, start: int) -> None:
-        self._put(("s", token), index, block, path, start, start + len(token), "token")
-        if token[0].isdigit() or token[0] == "-":
-            if (number := number_key(token)) is not None:
-                self._put(number, index, block, path, start, start + len(token), "token")
+    def _tokens(self, index: int | str, block: int, path: str, text: str, fresh: bool) -> None:
+        """Register the tokens of ``text`` not seen before: runs of ``\\w`` joined by ``- . @ / : +``
+        (COARSE) and, inside a joined one, its word runs (FINE), each at its first position."""
+        strings, known = self.strings, self._known
+        unknown = set(text.split()).difference(known)  # no token spans whitespace
+        if not unknown:  # every token of every one of its words was registered before
+            return
+        found = set(COARSE.findall(" ".join(unknown)))
+        new = found.difference(strings)
+        if fresh and text in found:  # the whole string is one token: registered just now, its word runs not yet
+            new.add(text)
+        if len(known) > KNOWN_WORDS:
+            known.clear()
+        known.update(unknown)  # once this string is done, all their tokens are registered
+        if not new:  # a token seen before had its word runs and its number registered with it
+            return
+        pieces = COARSE_SPLIT.split(text)  # [between, token, between, token, ..., between]
+        tokens = pieces[1::2]
+        if len(new) <= 8:  # a few: look each up (C-level) rather than map every token of the string
+            firsts = [(tokens.index(token), token) for token in new]
+            starts = dict(zip(*_starts(pieces, [k for k, _ in firsts])))
+        else:
+            first = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))  # first occurrence of each
+            firsts = [(first[token], token) for token in new]
+            starts = dict(enumerate(list(accumulate(map(len, pieces[:-1])))[0::2]))  # where each token starts
+        events = []  # (token number, 0 for the token or 1.. for a word run in it, text, start)
+        for k, token in firsts:
+            start = starts[k]
+            events.append((k, 0, token, start))
+            if not FINE.fullmatch(token):
+                for j, fine in enumerate(FINE.finditer(token), 1):
+                    if fine.group() not in strings:
+                        events.append((k, j, fine.group(), start + fine.start()))
+        events.sort()
+        path = self._path(path)
+        numbers = self.numbers
+        for _, _, token, start in events:  # what _put would do, without its look-ups per token
+            if token not in strings:
+                strings[token] = Place(index, block, path, start, start + len(token), "token")
+            if token[0].isdigit() and (number := number_key(token)) is not None and number[1] not in numbers:
+                numbers[number[1]] = Place(index, block, path, start, start + len(token), "token")
 
     def search(self, needle: str, before: int | None) -> Place | None:
         """The first bounded occurrence of ``needle`` in a string of a message before ``before``."""
-        if not needle or not self._parts or not self._words_seen(needle, before):
+        if not needle or not len(self.text) or not self._words_seen(needle, before):
             return None
         return self.scan(needle, before)
 
@@ -155,46 +164,26 @@ class Scope:
 
         Every maximal ``\\w+`` run of an indexed string is registered as a token (``add_string``), and
         a bounded occurrence of ``needle`` makes each of its word runs a maximal run of that string
-        (``_bounded`` stops exactly where ``\\w`` does). So one dict look-up per word saves scanning the
+        (``bounded`` stops exactly where ``\\w`` does). So one dict look-up per word saves scanning the
         whole prefix for a value the model made up, which made tracing a long run quadratic."""
         for word in FINE.findall(needle):
-            place = self.keys.get(("s", word))
+            place = self.strings.get(word)
             if place is None or (before is not None and isinstance(place.index, int) and place.index >= before):
                 return False
         return True
 
     def scan(self, needle: str, before: int | None) -> Place | None:
         """``search`` without the word check: a scan of the prefix's strings."""
-        if not needle or not self._parts:
+        found = self.text.find(needle, before)
+        if found is None:
             return None
-        if self._text is None:
-            self._text = SEPARATOR.join(self._parts)
-        end = len(self._text)
-        if before is not None:
-            cut = bisect.bisect_left(self._indices, before)  # strings were added in message order
-            end = max(self._offsets[cut] - 1, 0) if cut < len(self._offsets) else len(self._text)
-        text, at = self._text, 0
-        while True:
-            at = text.find(needle, at, end)
-            if at < 0:
-                return None
-            stop = at + len(needle)
-            if _bounded(text, at, stop, needle):
-                k = bisect.bisect_right(self._offsets, at) - 1
-                place = self._places[k]
-                local = at - self._offsets[k]
-                return Place(place.index, place.block, place.path, local, local + len(needle), "text")
-            at += 1
+        k, start, end = found
+        return Place(self.text.indices[k], self.text.blocks[k], self.text.paths[k], start, end, "text")
 
 
-def _continues(a: str, b: str) -> bool:
-    return (a.isalnum() or a == "_") and (b.isalnum() or b == "_")
-
-
-def _bounded(text: str, start: int, stop: int, needle: str) -> bool:
-    before = text[start - 1] if start > 0 else " "
-    after = text[stop] if stop < len(text) else " "
-    return not _continues(before, needle[0]) and not _continues(needle[-1], after)
+def _starts(pieces: list[str], ks: list[int]) -> tuple[list[int], list[int]]:
+    """``(ks, where token k of a split starts)``: the length of the pieces before it (``pieces[2k + 1]``)."""
+    return ks, [sum(map(len, pieces[:2 * k + 1])) for k in ks]
 
 
 def index_blocks(scope: Scope, index: int | str, blocks: list[Any]) -> None:
@@ -232,6 +221,7 @@ def index_messages(messages: list[Any], tick: Callable[[], None] | None = None) 
         if tick is not None:
             tick()
         index_blocks(scope, i, blocks_of(message))
+    scope.finish()
     return scope
 
 
@@ -247,4 +237,5 @@ def index_fixed(system: Any, tools: Any) -> Scope:
                 for key, value in tool.items():
                     if key not in ("type", "cache_control"):
                         _add_any(scope, "tools", t, f".{key}", value)
+    scope.finish()
     return scope
