@@ -220,18 +220,19 @@ async def test_api_failures_are_shown_and_nothing_is_lost(api_env, tmp_path, rep
 async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path, monkeypatch):
     import socket
 
-    with socket.socket() as closed:  # a port on 127.0.0.1 nobody listens on
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
-    app = branch_app(tmp_path)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await open_editor(pilot)
-        await policy_error(pilot)
-        await _send(pilot)
-        shown = await until_text(pilot, "could not reach the API", timeout=60)
-        assert "the branch is saved up to message 4" in shown
-        path = app.screen.saved_path
+    # a port on 127.0.0.1 bound but not listening: connections are refused, and the port stays
+    # ours for the whole test (closed, another test's fake server could take it meanwhile)
+    with socket.socket() as deaf:
+        deaf.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{deaf.getsockname()[1]}")
+        app = branch_app(tmp_path)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await open_editor(pilot)
+            await policy_error(pilot)
+            await _send(pilot)
+            shown = await until_text(pilot, "could not reach the API", timeout=60)
+            assert "the branch is saved up to message 4" in shown
+            path = app.screen.saved_path
     assert store.load(path).lineage["status"] == "api_error"
 
 
