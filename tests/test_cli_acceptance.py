@@ -27,3 +27,18 @@ def test_list_honours_run_and_refuses_one_the_file_lacks(cli, realruns):
     one = cli("list", taubench, "--run", "7")
     assert one.code == 0
     assert one.stdout.splitlines()[2:] == ["   7        25     12  task 7 · trial 0 · reward 0.0"]
+
+
+def test_table_rows_stay_within_80_columns(cli, realruns):
+    # tokens' "largest carried cost" rows listed every block of a message (447 columns on a subagent
+    # run), and list's title column ran to 105: at 80 columns each row wrapped into the next
+    subagent = realruns / "spotter__4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-a2898e3.jsonl"
+    tokens = cli("tokens", subagent).stdout.splitlines()
+    ranked = tokens[tokens.index("largest carried cost (tokens x the later requests that sent it again):") + 1:]
+    assert len(ranked) == 5
+    assert all(len(row) <= 80 for row in ranked), max(ranked, key=len)
+    assert ranked[0].startswith("  message 6: 38,720 x 8 = 309,760  (apportioned) result toolu_01Tex9")
+    assert ranked[0].endswith("…")
+    rows = cli("list", realruns / "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").stdout.splitlines()[2:]
+    assert len(rows) == 6 and all(len(row) <= 80 for row in rows), max(rows, key=len)
+    assert rows[1] == "   1        18      9  subagent: Create React components for the TODO app in a …"

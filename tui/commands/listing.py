@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from tui.commands.common import add_file_options, options, out
+from tui.commands.common import WIDTH, add_file_options, fit, options, out
 from tui.core.safe import one_line
 from tui.formats import load_runs, pick_run
 
@@ -24,5 +24,6 @@ def run(args: argparse.Namespace) -> int:
         f"{runs[0].source.prefix} prefixes)")
     out(f"{'run':>4}  {'messages':>8}  {'calls':>5}  title")
     for k, r in rows:
-        out(f"{k:>4}  {len(r.messages):>8}  {len(r.calls):>5}  {one_line(r.title())[:80]}")
+        row = f"{k:>4}  {len(r.messages):>8}  {len(r.calls):>5}  "
+        out(row + fit(one_line(r.title()), WIDTH - len(row)))
     return 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands.common import add_file_options, open_from_args, out, plural, write_bytes
+from tui.commands.common import WIDTH, add_file_options, fit, open_from_args, out, plural, write_bytes
 from tui.core import jsonio
 from tui.core.count_tokens import CountError, TokenCounter
 from tui.core.errors import UsageError
@@ -97,7 +97,8 @@ def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
     if not ranked:
         lines.append("  (none: no message was sent more than once)")
     for m in ranked:
+        head = (f"  message {m.index}: {_n(m.tokens, m.kind if m.kind == ESTIMATED else '')} x {m.sends - 1} "
+                f"= {m.carried:,}  ({m.kind}) ")
         what = one_line(describe_message(r.messages[m.index], 40))
-        lines.append(f"  message {m.index}: {_n(m.tokens, m.kind if m.kind == ESTIMATED else '')} x {m.sends - 1} "
-                     f"= {m.carried:,}  ({m.kind}) {what}")
+        lines.append(head + fit(what, max(24, WIDTH - len(head))))
     return lines
