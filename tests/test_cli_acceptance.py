@@ -4,6 +4,7 @@ Each test names the defect it guards against; they run the CLI in a fresh proces
 """
 
 from conftest import SAMPLES
+from fake_messages_api import serve
 
 REFUND = SAMPLES / "refund" / "run.jsonl"
 
@@ -42,3 +43,19 @@ def test_table_rows_stay_within_80_columns(cli, realruns):
     rows = cli("list", realruns / "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").stdout.splitlines()[2:]
     assert len(rows) == 6 and all(len(row) <= 80 for row in rows), max(rows, key=len)
     assert rows[1] == "   1        18      9  subagent: Create React components for the TODO app in a …"
+
+
+def test_exact_counts_mark_the_output_as_estimated(cli, tmp_path):
+    # `tokens --exact` printed each call's output (an offline estimate: count_tokens counts the request,
+    # never the answer) without the `~` every other estimate carries, on a row marked "exact"
+    with serve() as api:
+        done = cli("tokens", REFUND, "--exact", env={**api.env(), "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.code == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "~ marks an estimate: count_tokens counts the input only, so the output is estimated" in lines
+    rows = [line.split() for line in lines if line.endswith("  exact")]
+    assert len(rows) == 4
+    for row in rows:  # call msg input cache-rd cache-wr output carried new kind
+        assert not row[2].startswith("~") and row[5].startswith("~"), row
+    total = next(line.split() for line in lines if line.lstrip().startswith("total"))
+    assert not total[1].startswith("~") and total[4].startswith("~")

@@ -22,7 +22,7 @@ from tui.core.count_tokens import CountError, TokenCounter
 from tui.core.errors import UsageError
 from tui.core.safe import one_line
 from tui.core.summary import describe_message
-from tui.core.tokens import ESTIMATED, TokenReport, token_report
+from tui.core.tokens import ESTIMATED, EXACT, RECORDED, TokenReport, token_report
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -65,12 +65,20 @@ def _n(value: int, kind: str = "") -> str:
     return ("~" if kind == ESTIMATED else "") + f"{value:,}"
 
 
+def _output_kind(kind: str) -> str:
+    """How a call's output count was obtained: count_tokens counts a request, never the answer, so
+    only recorded usage has a measured output."""
+    return "" if kind == RECORDED else ESTIMATED
+
+
 def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
     kinds = sorted(report.kinds)
     counts = f" · {' + '.join(kinds)} token counts" if kinds else " (nothing was requested)"
     lines = [f"{path} · {plural(len(report.calls), 'model call')}{counts}"]
     if ESTIMATED in report.kinds:
         lines.append("~ marks an estimate: this source recorded no usage (error measured in README, \"Tokens\")")
+    elif EXACT in report.kinds:
+        lines.append("~ marks an estimate: count_tokens counts the input only, so the output is estimated")
     lines.append(f"system prompt + tool schemas + overhead: {_n(report.fixed, report.fixed_kind)} tokens, "
                  f"in every request ({report.fixed_kind})")
     lines += ["", f"{'call':>4} {'msg':>4}  {'input':>9} {'cache rd':>9} {'cache wr':>9} {'output':>7}"
@@ -78,12 +86,13 @@ def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
     for c in report.calls:
         lines.append(f"{c.call + 1:>4} {c.message:>4}  {_n(c.total_input, c.kind):>9} "
                      f"{_n(c.cache_read_input_tokens):>9} {_n(c.cache_creation_input_tokens):>9} "
-                     f"{_n(c.output_tokens, c.kind):>7} {_n(c.carried, c.kind):>9} {_n(c.new, c.kind):>8}  {c.kind}")
+                     f"{_n(c.output_tokens, _output_kind(c.kind)):>7} {_n(c.carried, c.kind):>9} {_n(c.new, c.kind):>8}  {c.kind}")
     mark = ESTIMATED if ESTIMATED in report.kinds else ""
+    out_mark = ESTIMATED if any(c.kind != RECORDED for c in report.calls) else ""
     lines.append(f"{'total':>9}  {_n(report.total_input, mark):>9} "
                  f"{_n(sum(c.cache_read_input_tokens for c in report.calls)):>9} "
                  f"{_n(sum(c.cache_creation_input_tokens for c in report.calls)):>9} "
-                 f"{_n(report.total_output, mark):>7}")
+                 f"{_n(report.total_output, out_mark):>7}")
     if len(report.calls) > 1:
         lines += ["", "input: all the request sent (cache reads and writes included); carried: what the",
                   "previous request had already sent; new: the growth, from the messages it added:"]
