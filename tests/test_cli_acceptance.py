@@ -59,3 +59,18 @@ def test_exact_counts_mark_the_output_as_estimated(cli, tmp_path):
         assert not row[2].startswith("~") and row[5].startswith("~"), row
     total = next(line.split() for line in lines if line.lstrip().startswith("total"))
     assert not total[1].startswith("~") and total[4].startswith("~")
+
+
+def test_verb_help_reads_at_80_columns_without_source_markup(cli):
+    # `turnscope check --help` printed the docstring raw: ``FILE:INDEX[.BLOCK]...`` with its
+    # reStructuredText marks, in lines of 90 characters that wrapped mid-word at 80 columns
+    for verb in ("check", "show", "tokens", "trace", "account", "stats", "diff", "branch"):
+        done = cli(verb, "--help", env={"COLUMNS": "80"})
+        assert done.code == 0
+        assert "``" not in done.stdout and "**" not in done.stdout, verb
+        description = done.stdout.split("\n\n")[1:-2]  # between the usage and the argument lists
+        long = [line for part in description for line in part.splitlines()
+                if len(line) > 80 and " " in line.strip()]  # one long word (a JSON schema) may overrun
+        assert long == [], (verb, long)
+    check = cli("check", "--help", env={"COLUMNS": "80"}).stdout
+    assert "Text: FILE:INDEX[.BLOCK]: error|warning RULE: message (request-level findings\nhave no index)" in check

@@ -18,6 +18,7 @@ import textwrap
 import time
 
 from tui.commands.common import out, plural, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.safe import one_line, raw_stream
@@ -29,7 +30,7 @@ BAR_WIDTH = 30
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("stats", help="model calls per run across many runs, and a suggested iteration cap",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="run files and folders")
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
 

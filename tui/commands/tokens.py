@@ -17,6 +17,7 @@ import argparse
 import sys
 
 from tui.commands.common import WIDTH, add_file_options, fit, open_from_args, out, plural, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.count_tokens import CountError, TokenCounter
 from tui.core.errors import UsageError
@@ -28,7 +29,7 @@ from tui.core.tokens import ESTIMATED, EXACT, RECORDED, TokenReport, token_repor
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("tokens", help="tokens per model call and the messages that cost the most",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     add_file_options(parser)
     parser.add_argument("--json", action="store_true", help="calls and messages as JSON")
     parser.add_argument("--exact", action="store_true",

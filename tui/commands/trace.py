@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from tui.commands.common import add_file_options, open_from_args, out, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.prefix import check_index
@@ -29,7 +30,7 @@ FLAG = "NOT IN THE PREFIX: " + NOT_IN_PREFIX.split(": ", 1)[1]  # "NOT IN THE PR
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("trace", help="where each tool input value of message N came from",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     add_file_options(parser)
     parser.add_argument("--at", type=int, default=None, metavar="N", help="message index (default: every tool turn)")
     parser.add_argument("--json", action="store_true", help="values and sources as JSON")
