@@ -74,3 +74,19 @@ def test_verb_help_reads_at_80_columns_without_source_markup(cli):
         assert long == [], (verb, long)
     check = cli("check", "--help", env={"COLUMNS": "80"}).stdout
     assert "Text: FILE:INDEX[.BLOCK]: error|warning RULE: message (request-level findings\nhave no index)" in check
+
+
+def test_unknown_format_says_what_the_file_is(cli, tmp_path):
+    # a file holding `null` was refused as "not JSON (it starts with 'null')", and a UTF-16 file's BOM
+    # showed as two replacement marks that hid which bytes they were
+    scalar = tmp_path / "scalar.json"
+    scalar.write_bytes(b"null\n")
+    done = cli("check", scalar)
+    assert done.code == 2 and done.stderr.startswith(f"turnscope: {scalar}:1:1: unknown format: a JSON value "
+                                                     "that is null; turnscope reads native, ")
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_bytes('[{"role": "user"}]'.encode("utf-16"))
+    done = cli("show", utf16)
+    assert done.code == 2 and len(done.stderr.splitlines()) == 1
+    assert "unknown format: not JSON (it starts with '\\xff\\xfe[\\x00{\\x00" in done.stderr
+    assert "\ufffd" not in done.stderr

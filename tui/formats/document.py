@@ -258,9 +258,25 @@ class Document:
                     raise  # neither JSON nor JSON lines: the parse error names the position
                 what = f"JSON lines whose first line is {describe(first)}"
         else:
-            what = f"not JSON (it starts with '{one_line(self.head[:40].decode('utf-8', 'replace'))}')"
+            try:  # a bare JSON scalar (null, 5, "text") is JSON, just not a run
+                what = describe(self.json())
+            except LoadError:
+                what = f"not JSON (it starts with '{one_line(_opening(self.head))}')"
         raise LoadError(self.path, f"unknown format: {what}; turnscope reads {', '.join(names)} "
                                    "(--format NAME forces one)", 1, 1)
+
+
+def _opening(head: bytes, size: int = 40) -> str:
+    """The first ``size`` bytes as text: bytes that are not UTF-8 (a UTF-16 BOM, binary) shown as
+    ``\\xff`` escapes, never as replacement marks that hide what they were; a character the cut
+    split is left out rather than shown as the escapes of its first bytes."""
+    for end in range(size, max(size - 4, 0), -1):
+        try:
+            return head[:end].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < end - 3:  # invalid before the cut: not a split character
+                break
+    return head[:size].decode("utf-8", "backslashreplace")
 
 
 def describe(value: Any) -> str:
