@@ -90,3 +90,12 @@ def test_unknown_format_says_what_the_file_is(cli, tmp_path):
     assert done.code == 2 and len(done.stderr.splitlines()) == 1
     assert "unknown format: not JSON (it starts with '\\xff\\xfe[\\x00{\\x00" in done.stderr
     assert "\ufffd" not in done.stderr
+
+
+def test_account_closes_the_quote_of_a_value_it_cuts_short(cli, realruns):
+    # the third sentence quoted a long unsourced value as `"xterm.js scroll not working …,` : the quote
+    # never closed, so the reader could not tell where that value ended and the next began
+    done = cli("account", realruns / "spotter__tool_heavy.jsonl", "--at", "5")
+    assert done.code == 0
+    assert ('"xterm.js scroll not working …", "assets/js/**/*.js" are in no earlier message, '
+            "system prompt or tool schema: produced by the model") in done.stdout

@@ -165,7 +165,10 @@ def _sources(run: Run, i: int, provenance: Provenance | None) -> str:
         return ""
     found, missing = [], []
     for v in values:
-        shown = preview(jsonio.dumps(v.value).decode("utf-8", "replace"), 30)
+        text = jsonio.dumps(v.value).decode("utf-8", "replace")
+        shown = preview(text, 30)
+        if shown != text and text.startswith('"'):
+            shown += '"'  # a string cut short still reads as one quoted value
         if v.source is None:
             missing.append(shown)
             continue
