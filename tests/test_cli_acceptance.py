@@ -99,3 +99,11 @@ def test_account_closes_the_quote_of_a_value_it_cuts_short(cli, realruns):
     assert done.code == 0
     assert ('"xterm.js scroll not working …", "assets/js/**/*.js" are in no earlier message, '
             "system prompt or tool schema: produced by the model") in done.stdout
+
+
+def test_stats_on_one_run_speaks_of_one_run(cli):
+    # `stats` on a single run explained its cap as "over the 1 runs that ended ... 0 of the 1 runs"
+    done = cli("stats", "--json", REFUND)
+    assert done.code == 0
+    assert '"cap_rule":"p99 of model calls over the 1 run that ended with end_turn is 4; x1.25 headroom, ' \
+           'rounded up: 5. It would have stopped 0 of the 1 run."' in done.stdout

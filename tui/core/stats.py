@@ -128,16 +128,18 @@ class Stats:
             self.skipped.append(line)
 
     def suggested_cap(self) -> tuple[int | None, str]:
-        base, source = self.finished_calls, "runs that ended with end_turn"
+        base, source = self.finished_calls, "{runs} that ended with end_turn"
         if not base:
-            base, source = self.calls, "runs (none ended with end_turn, so all runs are used)"
+            base, source = self.calls, "{runs} (none ended with end_turn, so all runs are used)"
+        used = sum(base.values())
+        source = source.format(runs="run" if used == 1 else "runs")
         p99 = percentile(base, 99)
         if p99 is None:
             return None, "no runs"
         cap = max(1, math.ceil(p99 * CAP_HEADROOM))
         cut = sum(count for calls, count in self.calls.items() if calls > cap)
-        rule = (f"p99 of model calls over the {sum(base.values())} {source} is {p99}; x{CAP_HEADROOM} headroom, "
-                f"rounded up: {cap}. It would have stopped {cut} of the {self.runs} runs.")
+        rule = (f"p99 of model calls over the {used} {source} is {p99}; x{CAP_HEADROOM} headroom, "
+                f"rounded up: {cap}. It would have stopped {cut} of the {self.runs} run{'s' if self.runs != 1 else ''}.")
         pile = self.pile_up()
         if pile is not None:
             rule += (f" {pile[1]} runs stopped at exactly {pile[0]} calls, more than at {pile[0] - 1}: an existing "
