@@ -107,3 +107,20 @@ def test_stats_on_one_run_speaks_of_one_run(cli):
     assert done.code == 0
     assert '"cap_rule":"p99 of model calls over the 1 run that ended with end_turn is 4; x1.25 headroom, ' \
            'rounded up: 5. It would have stopped 0 of the 1 run."' in done.stdout
+
+
+def test_stats_names_a_run_file_in_a_folder_that_failed_to_load(cli, tmp_path):
+    # a truncated run file under a folder was counted with the READMEs as "skipped: not runs": the
+    # figures silently lacked its runs
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "good.jsonl").write_bytes(REFUND.read_bytes())
+    (folder / "cut.json").write_bytes((SAMPLES / "refund" / "request.json").read_bytes()[:3000])
+    (folder / "NOTES.txt").write_text("not a run\n")
+    done = cli("stats", folder)
+    assert done.code == 0
+    assert done.stdout.splitlines()[:3] == [
+        "1 run in 1 file (1 other file skipped: not runs)",
+        "1 file could not be loaded (their runs are not counted):",
+        f"  {folder / 'cut.json'}:4:2945: invalid JSON: unexpected end of data"]
+    assert cli("stats", "--json", folder).stdout.rstrip().endswith('"files":3,"skipped":2,"broken":1}')
