@@ -124,3 +124,12 @@ def test_stats_names_a_run_file_in_a_folder_that_failed_to_load(cli, tmp_path):
         "1 file could not be loaded (their runs are not counted):",
         f"  {folder / 'cut.json'}:4:2945: invalid JSON: unexpected end of data"]
     assert cli("stats", "--json", folder).stdout.rstrip().endswith('"files":3,"skipped":2,"broken":1}')
+
+
+def test_resume_of_a_file_that_is_no_branch_says_so_plainly(cli, tmp_path):
+    # `branch --resume` on the run itself (not its branch) answered "run.jsonl:2:1: invalid JSON: unexpected
+    # content after document", and on a request body "unsupported native version None"
+    hint = "not a branch file (one turnscope run with lineage, written by `turnscope branch`)"
+    for path in (REFUND, SAMPLES / "refund" / "request.json"):
+        done = cli("branch", "--resume", path, env={"ANTHROPIC_API_KEY": "unused", "XDG_DATA_HOME": str(tmp_path)})
+        assert (done.code, done.stdout, done.stderr) == (2, "", f"turnscope: {path}: {hint}\n")
