@@ -97,7 +97,7 @@ def test_account_closes_the_quote_of_a_value_it_cuts_short(cli, realruns):
     # never closed, so the reader could not tell where that value ended and the next began
     done = cli("account", realruns / "spotter__tool_heavy.jsonl", "--at", "5")
     assert done.code == 0
-    assert ('"xterm.js scroll not working …", "assets/js/**/*.js" are in no earlier message, '
+    assert ('"xterm.js scroll not working…", "assets/js/**/*.js" are in no earlier message, '
             "system prompt or tool schema: produced by the model") in done.stdout
 
 
@@ -133,3 +133,14 @@ def test_resume_of_a_file_that_is_no_branch_says_so_plainly(cli, tmp_path):
     for path in (REFUND, SAMPLES / "refund" / "request.json"):
         done = cli("branch", "--resume", path, env={"ANTHROPIC_API_KEY": "unused", "XDG_DATA_HOME": str(tmp_path)})
         assert (done.code, done.stdout, done.stderr) == (2, "", f"turnscope: {path}: {hint}\n")
+
+
+def test_trace_and_diff_close_the_quote_of_a_value_they_cut_short(cli, realruns):
+    # trace and diff printed long strings as `"tail -5 /tmp/claude-1000/-home-marco-p…  NOT IN ...` and
+    # `"Your order hasn't moved since 21 April, so I've … -> "I'm sorry...`: no closing quote
+    trace = cli("trace", realruns / "spotter__tool_heavy.jsonl", "--at", "3").stdout
+    assert '    .command = "tail -5 /tmp/claude-1000/-home-marco-…"  NOT IN THE PREFIX: produced by the model' \
+        in trace.splitlines()
+    diff = cli("diff", REFUND, SAMPLES / "invented_order_id.jsonl").stdout
+    assert ('[7.0] text_changed .text: "Your order hasn\'t moved since 21 April, so I\'ve…" -> '
+            '"I\'m sorry, I couldn\'t issue the refund just now…"') in diff.splitlines()

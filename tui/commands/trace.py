@@ -22,7 +22,7 @@ from tui.core.producers import producers
 from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Provenance, Trace
 from tui.core.run import Run, blocks_of
 from tui.core.safe import one_line
-from tui.core.summary import preview
+from tui.core.summary import json_preview
 
 FLAG = "NOT IN THE PREFIX: " + NOT_IN_PREFIX.split(": ", 1)[1]  # "NOT IN THE PREFIX: produced by the model"
 
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _value(value) -> str:
-    return one_line(preview(jsonio.dumps(value).decode("utf-8", "replace"), 40))
+    return one_line(json_preview(value, 40))
 
 
 def _where(r: Run, place, table) -> str:
