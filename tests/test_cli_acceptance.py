@@ -144,3 +144,16 @@ def test_trace_and_diff_close_the_quote_of_a_value_they_cut_short(cli, realruns)
     diff = cli("diff", REFUND, SAMPLES / "invented_order_id.jsonl").stdout
     assert ('[7.0] text_changed .text: "Your order hasn\'t moved since 21 April, so I\'ve…" -> '
             '"I\'m sorry, I couldn\'t issue the refund just now…"') in diff.splitlines()
+
+
+def test_tokens_top_zero_leaves_the_section_out_and_a_negative_top_is_refused(cli):
+    # `--top 0` claimed "(none: no message was sent more than once)" of the refund run, where every
+    # message is sent again; `--top -2` listed all but the last two of the ranking
+    zero = cli("tokens", REFUND, "--top", "0")
+    assert zero.code == 0 and "largest carried cost" not in zero.stdout and "(none:" not in zero.stdout
+    assert zero.stdout.splitlines()[-1] == "  call 4: +88 from messages 5 (~43), 6 (~46)"
+    negative = cli("tokens", REFUND, "--top", "-2")
+    assert (negative.code, negative.stdout, negative.stderr) == (2, "", "turnscope: --top must be 0 or more (got -2)\n")
+    one = cli("tokens", REFUND, "--top", "1").stdout.splitlines()
+    assert one[-2] == "largest carried cost (tokens x the later requests that sent it again):"
+    assert one[-1].startswith("  message 2: ~90 x 2 = 180  (estimated) ")

@@ -40,6 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.top < 0:
+        raise UsageError(f"--top must be 0 or more (got {args.top})")
     r = open_from_args(args)
     counter = TokenCounter(model=args.model or r.model) if args.exact else None
     try:
@@ -102,6 +104,8 @@ def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
                           for i in c.added)
         lines.append(f"  call {c.call + 1}: {'+' if c.new >= 0 else ''}{c.new:,} from message{'s' if len(c.added) != 1 else ''} "
                      f"{added or '(none)'}")
+    if top <= 0:  # --top 0: the section is not wanted
+        return lines
     ranked = report.top_carried(top)
     lines += ["", "largest carried cost (tokens x the later requests that sent it again):"]
     if not ranked:
