@@ -151,9 +151,19 @@ def test_tokens_top_zero_leaves_the_section_out_and_a_negative_top_is_refused(cl
     # message is sent again; `--top -2` listed all but the last two of the ranking
     zero = cli("tokens", REFUND, "--top", "0")
     assert zero.code == 0 and "largest carried cost" not in zero.stdout and "(none:" not in zero.stdout
-    assert zero.stdout.splitlines()[-1] == "  call 4: +88 from messages 5 (~43), 6 (~46)"
+    assert zero.stdout.splitlines()[-1] == "  call 4: ~+88 from messages 5 (~43), 6 (~46)"
     negative = cli("tokens", REFUND, "--top", "-2")
     assert (negative.code, negative.stdout, negative.stderr) == (2, "", "turnscope: --top must be 0 or more (got -2)\n")
     one = cli("tokens", REFUND, "--top", "1").stdout.splitlines()
     assert one[-2] == "largest carried cost (tokens x the later requests that sent it again):"
     assert one[-1].startswith("  message 2: ~90 x 2 = 180  (estimated) ")
+
+
+def test_tokens_marks_an_estimated_growth_as_an_estimate(cli, realruns):
+    # "call 2: +173 from messages 1 (~83), 2 (~90)": the growth of an estimated request went unmarked
+    # while the table above showed the same number as ~173
+    lines = cli("tokens", REFUND).stdout.splitlines()
+    assert "  call 2: ~+173 from messages 1 (~83), 2 (~90)" in lines
+    assert "   2    3     ~1,985         0         0     ~47    ~1,812     ~173  estimated" in lines
+    recorded = cli("tokens", realruns / "spotter__tool_heavy.jsonl").stdout.splitlines()
+    assert "  call 2: +206 from messages 1 (98), 2 (108)" in recorded

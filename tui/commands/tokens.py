@@ -102,7 +102,7 @@ def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
     for c in report.calls[1:]:
         added = ", ".join(f"{i} ({_n(report.messages[i].tokens, ESTIMATED if report.messages[i].kind == ESTIMATED else '')})"
                           for i in c.added)
-        lines.append(f"  call {c.call + 1}: {'+' if c.new >= 0 else ''}{c.new:,} from message{'s' if len(c.added) != 1 else ''} "
+        lines.append(f"  call {c.call + 1}: {'~' if c.kind == ESTIMATED else ''}{'+' if c.new >= 0 else ''}{c.new:,} from message{'s' if len(c.added) != 1 else ''} "
                      f"{added or '(none)'}")
     if top <= 0:  # --top 0: the section is not wanted
         return lines
