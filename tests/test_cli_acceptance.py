@@ -167,3 +167,11 @@ def test_tokens_marks_an_estimated_growth_as_an_estimate(cli, realruns):
     assert "   2    3     ~1,985         0         0     ~47    ~1,812     ~173  estimated" in lines
     recorded = cli("tokens", realruns / "spotter__tool_heavy.jsonl").stdout.splitlines()
     assert "  call 2: +206 from messages 1 (98), 2 (108)" in recorded
+
+
+def test_tokens_names_which_run_of_a_multi_run_file_it_reports(cli, realruns):
+    # show headed run 1 of a session "FILE#1", tokens headed it "FILE": the figures looked like the main thread's
+    session = realruns / "ccviewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    first = cli("tokens", session, "--run", "1").stdout.splitlines()[0]
+    assert first == f"{session}#1 · 3 model calls · recorded token counts"
+    assert cli("show", session, "--run", "1").stdout.startswith(f"{session}#1 · ")

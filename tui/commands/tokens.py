@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands.common import WIDTH, add_file_options, fit, open_from_args, out, plural, write_bytes
+from tui.commands.common import WIDTH, add_file_options, fit, location, open_from_args, out, plural, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.count_tokens import CountError, TokenCounter
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         doc["fixed"] = {"tokens": report.fixed, "kind": report.fixed_kind}
         write_bytes(jsonio.dumps(doc))
         return 0
-    for line in layout(r.source.path, report, r, args.top):
+    for line in layout(location(r), report, r, args.top):
         out(line)
     return 0
 

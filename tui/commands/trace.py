@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from tui.commands.common import add_file_options, open_from_args, out, write_bytes
+from tui.commands.common import add_file_options, location, open_from_args, out, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             write_bytes(jsonio.dumps(t.as_json()))
         return 0
     if not traces:
-        out(f"{r.source.path}: no message has tool_use blocks: nothing to trace")
+        out(f"{location(r)}: no message has tool_use blocks: nothing to trace")
     for k, t in enumerate(traces):
         if k:
             out()
