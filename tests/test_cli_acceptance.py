@@ -175,3 +175,11 @@ def test_tokens_names_which_run_of_a_multi_run_file_it_reports(cli, realruns):
     first = cli("tokens", session, "--run", "1").stdout.splitlines()[0]
     assert first == f"{session}#1 · 3 model calls · recorded token counts"
     assert cli("show", session, "--run", "1").stdout.startswith(f"{session}#1 · ")
+
+
+def test_diff_names_the_runs_it_compares(cli, realruns):
+    # `diff T T --run-b 50` on tau-bench headed both sides with the same bare file name
+    taubench = realruns / "taubench__gpt-4o-airline.json"
+    done = cli("diff", taubench, taubench, "--run-b", "50")
+    assert done.code == 1
+    assert done.stdout.splitlines()[:2] == [f"A {taubench}#0 (31 messages)", f"B {taubench}#50 (25 messages)"]

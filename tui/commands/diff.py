@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-from tui.commands.common import out, write_bytes
+from tui.commands.common import location, out, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.diff import RunDiff, diff_runs
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_bytes(jsonio.dumps(result.as_json()))
     else:
-        for line in layout(args.a, args.b, result):
+        for line in layout(location(a), location(b), result):
             out(line)
     return 0 if result.same else 1
 
