@@ -183,3 +183,9 @@ def test_diff_names_the_runs_it_compares(cli, realruns):
     done = cli("diff", taubench, taubench, "--run-b", "50")
     assert done.code == 1
     assert done.stdout.splitlines()[:2] == [f"A {taubench}#0 (31 messages)", f"B {taubench}#50 (25 messages)"]
+
+
+def test_show_lists_a_tool_without_description_without_a_dangling_colon(cli, realruns):
+    # "- get_user_country: " ended in a colon and a trailing space, as if the description were lost
+    lines = cli("show", realruns / "pydanticai__test_anthropic_tool_with_thinking.yaml").stdout.splitlines()
+    assert lines[lines.index("== tools (1) ==") + 1] == "- get_user_country"

@@ -118,7 +118,8 @@ def layout(r: Run, req: RequestAt) -> list[str]:
         lines += ["", f"== tools ({len(tools)}) =="]
         for tool in tools:
             if isinstance(tool, dict):
-                lines.append(f"- {tool.get('name')}: {tool.get('description', '')}")
+                description = tool.get("description")  # server tools have none: no dangling colon
+                lines.append(f"- {tool.get('name')}" + (f": {description}" if description not in (None, "") else ""))
                 if "input_schema" in tool:
                     lines.append(f"    input_schema: {_json(tool['input_schema'])}")
                 if tool.get("type") not in (None, "custom"):
