@@ -189,3 +189,15 @@ def test_show_lists_a_tool_without_description_without_a_dangling_colon(cli, rea
     # "- get_user_country: " ended in a colon and a trailing space, as if the description were lost
     lines = cli("show", realruns / "pydanticai__test_anthropic_tool_with_thinking.yaml").stdout.splitlines()
     assert lines[lines.index("== tools (1) ==") + 1] == "- get_user_country"
+
+
+def test_a_mistyped_verb_is_named_as_such(cli, tmp_path):
+    # `turnscope chekc FILE` answered "unrecognized arguments: FILE": the typo was read as a file to open
+    done = cli("chekc", REFUND)
+    assert (done.code, done.stdout) == (2, "")
+    assert done.stderr == ("turnscope: unknown verb 'chekc' (did you mean `turnscope check`?); the verbs are "
+                           "check, show, list, convert, tokens, trace, account, stats, diff, branch, and "
+                           "`turnscope FILE` opens the stepper\n")
+    assert "unknown verb 'inspect';" in cli("inspect", REFUND).stderr
+    missing = cli("runs.json")  # a file name is still a file to open
+    assert missing.stderr == "turnscope: runs.json: cannot read: No such file or directory\n"
