@@ -84,12 +84,23 @@ def test_unknown_format_says_what_the_file_is(cli, tmp_path):
     done = cli("check", scalar)
     assert done.code == 2 and done.stderr.startswith(f"turnscope: {scalar}:1:1: unknown format: a JSON value "
                                                      "that is null; turnscope reads native, ")
-    utf16 = tmp_path / "utf16.json"
-    utf16.write_bytes('[{"role": "user"}]'.encode("utf-16"))
-    done = cli("show", utf16)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    done = cli("show", binary)
     assert done.code == 2 and len(done.stderr.splitlines()) == 1
-    assert "unknown format: not JSON (it starts with '\\xff\\xfe[\\x00{\\x00" in done.stderr
+    assert "unknown format: not JSON (it starts with '\\x89PNG\\x0d\\n\\x1a\\n\\x00\\x00')" in done.stderr
     assert "\ufffd" not in done.stderr
+
+
+def test_a_utf16_file_is_named_as_such(cli, tmp_path):
+    # a run saved as UTF-16 (Windows "Unicode") was "not JSON (it starts with '\xff\xfe{\x00"\x00s...')"
+    utf16 = tmp_path / "run.jsonl"
+    utf16.write_bytes(REFUND.read_text(encoding="utf-8").encode("utf-16"))
+    done = cli("check", utf16)
+    assert (done.code, done.stdout) == (2, "")
+    assert done.stderr == (f"turnscope: {utf16}:1:1: this file is UTF-16 text (it starts with a UTF-16 "
+                           "byte-order mark); turnscope reads UTF-8: convert it first (e.g. iconv -f UTF-16 "
+                           "-t UTF-8)\n")
 
 
 def test_account_closes_the_quote_of_a_value_it_cuts_short(cli, realruns):

@@ -249,6 +249,11 @@ class Document:
         """No loader took the file: say what it is instead, at the position that shows it."""
         if not self.data or self.data.isspace():
             raise LoadError(self.path, "empty file: there is no run in it", 1, 1)
+        encoding = next((name for bom, name in _WIDE_BOMS if self.data.startswith(bom)), None)
+        if encoding is not None:  # what Windows tools write as "Unicode": readable once saved as UTF-8
+            raise LoadError(self.path, f"this file is {encoding} text (it starts with a {encoding} byte-order "
+                                       "mark); turnscope reads UTF-8: convert it first (e.g. iconv -f "
+                                       f"{encoding} -t UTF-8)", 1, 1)
         if self.looks_json:
             try:
                 what = describe(self.json())
@@ -264,6 +269,11 @@ class Document:
                 what = f"not JSON (it starts with '{one_line(_opening(self.head))}')"
         raise LoadError(self.path, f"unknown format: {what}; turnscope reads {', '.join(names)} "
                                    "(--format NAME forces one)", 1, 1)
+
+
+#: Byte-order marks of the wide encodings, longest first (UTF-32 LE starts like UTF-16 LE).
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+              (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
 def _opening(head: bytes, size: int = 40) -> str:
