@@ -212,3 +212,13 @@ def test_a_mistyped_verb_is_named_as_such(cli, tmp_path):
     assert "unknown verb 'inspect';" in cli("inspect", REFUND).stderr
     missing = cli("runs.json")  # a file name is still a file to open
     assert missing.stderr == "turnscope: runs.json: cannot read: No such file or directory\n"
+
+
+def test_tokens_does_not_say_a_source_recorded_no_usage_when_it_recorded_some(cli):
+    # a trace log whose refused call has no usage (the others recorded theirs) was headed
+    # "~ marks an estimate: this source recorded no usage"
+    trace = SAMPLES.parent / "tests" / "fixtures" / "claude_trace" / "session.jsonl"
+    lines = cli("tokens", trace).stdout.splitlines()
+    assert lines[1] == '~ marks an estimate: the calls with no recorded usage (error measured in README, "Tokens")'
+    assert cli("tokens", REFUND).stdout.splitlines()[1] == \
+        '~ marks an estimate: this source recorded no usage (error measured in README, "Tokens")'

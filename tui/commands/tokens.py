@@ -79,7 +79,8 @@ def layout(path: str, report: TokenReport, r, top: int = 5) -> list[str]:
     counts = f" · {' + '.join(kinds)} token counts" if kinds else " (nothing was requested)"
     lines = [f"{path} · {plural(len(report.calls), 'model call')}{counts}"]
     if ESTIMATED in report.kinds:
-        lines.append("~ marks an estimate: this source recorded no usage (error measured in README, \"Tokens\")")
+        whose = "the calls with no recorded usage" if RECORDED in report.kinds else "this source recorded no usage"
+        lines.append(f"~ marks an estimate: {whose} (error measured in README, \"Tokens\")")
     elif EXACT in report.kinds:
         lines.append("~ marks an estimate: count_tokens counts the input only, so the output is estimated")
     lines.append(f"system prompt + tool schemas + overhead: {_n(report.fixed, report.fixed_kind)} tokens, "
