@@ -8,8 +8,11 @@ be loaded prints one line ``turnscope: FILE:LINE:COL: what is wrong`` and exits 
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import importlib
+import os
+import re
 import sys
 from typing import Sequence
 
@@ -76,6 +79,8 @@ def _main(args_list: list[str]) -> int:
         if args_list and args_list[0] in ("-h", "--help", "--version"):
             _parser().parse_args(args_list)
             return 0
+        if args_list:
+            _refuse_unknown_verb(args_list)
         return _open_app(args_list)
     except LoadError as exc:
         say(exc.line_text())
@@ -106,6 +111,21 @@ def _run_verb(args: argparse.Namespace) -> int:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _refuse_unknown_verb(args_list: list[str]) -> None:
+    """``turnscope chekc FILE``: a mistyped verb is no file to open. Said as such (with the verb it
+    was likely meant to be) rather than as the stepper's 'unrecognized arguments: FILE'. A word
+    that names an existing file, or that is alone and resembles no verb, is still a file to open."""
+    first = args_list[0]
+    if os.path.exists(first) or not re.fullmatch(r"[a-z][a-z-]*", first):
+        return
+    close = difflib.get_close_matches(first, list(VERBS), n=1)
+    if not close and (len(args_list) < 2 or args_list[1].startswith("-")):
+        return
+    hint = f" (did you mean `turnscope {close[0]}`?)" if close else ""
+    raise UsageError(f"unknown verb '{first}'{hint}; the verbs are {', '.join(VERBS)}, and `turnscope FILE` "
+                     "opens the stepper")
 
 
 def _open_app(args_list: list[str]) -> int:

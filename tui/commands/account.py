@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from tui.commands.common import add_file_options, open_from_args, out, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.account import account
 from tui.core.errors import UsageError
@@ -21,7 +22,7 @@ from tui.core.safe import one_line
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("account", help="the four-sentence account of each message",
-                            description=__doc__.split("\n\n", 1)[1])
+                            description=__doc__.split("\n\n", 1)[1], formatter_class=HelpFormatter)
     add_file_options(parser)
     parser.add_argument("--at", type=int, default=None, metavar="N", help="only message N")
     parser.add_argument("--json", action="store_true", help='one {"index", "sentences"} object per line')

@@ -1,9 +1,10 @@
 """``turnscope branch``: edit message N of a run and re-run the real model from there, headless.
 
-    turnscope branch FILE --at N (--patch PATCH.json | --tool-error TOOL_USE_ID TEXT |
-                                  --system-file F) [--model M] [--resolver SPEC]
-                                  [--max-steps K] [-o OUT] [--json]
-    turnscope branch --resume BRANCH_FILE [--resolver SPEC] [--max-steps K] [--json]
+    turnscope branch FILE --at N
+        (--patch PATCH.json | --tool-error TOOL_USE_ID TEXT | --system-file F)
+        [--model M] [--resolver SPEC] [--max-steps K] [-o OUT] [--json]
+    turnscope branch --resume BRANCH_FILE [--resolver SPEC] [--max-steps K]
+        [--json]
 
 The branch keeps messages 0..N (edited), sends them with the run's system, tools and
 params (as edited) through the anthropic SDK, and answers the model's tool calls with the
@@ -29,6 +30,7 @@ from typing import Any
 
 from tui.commands.branch_output import Printer
 from tui.commands.common import open_from_args
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.branch import api, patch as patches, runner, store
 from tui.core.branch.events import Finished
@@ -44,7 +46,7 @@ EXIT_CANCELLED = 130
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("branch", help="edit message N and re-run the model from there",
-                            description=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+                            description=__doc__.split("\n\n", 1)[1], formatter_class=HelpFormatter)
     parser.add_argument("file", nargs="?", metavar="FILE", help="the run to branch")
     parser.add_argument("--resume", metavar="BRANCH_FILE", help="continue a branch file where it stopped")
     parser.add_argument("--at", type=int, metavar="N", help="the message to edit; messages after it are dropped")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from tui.commands.common import add_file_options, location, out, runs_from_args, say, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import LoadError
 from tui.core.grammar import ERROR, check_run
@@ -21,7 +22,7 @@ from tui.core.safe import one_line
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("check", help="check runs against the Messages API grammar",
-                            description=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+                            description=__doc__.split("\n\n", 1)[1], formatter_class=HelpFormatter)
     add_file_options(parser, many=True)
     parser.add_argument("--json", action="store_true", help="one JSON object per run")
     parser.add_argument("--strict", action="store_true",

@@ -10,6 +10,15 @@ from tui.core.safe import already_visible, json_for_terminal, one_line, utf8_alr
 from tui.formats import format_names, load_runs, open_run
 
 
+#: The terminal width table rows are kept within (80 columns: a terminal over SSH).
+WIDTH = 80
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, ``…`` marking the cut (a row stays one terminal line)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def add_file_options(parser: argparse.ArgumentParser, many: bool = False) -> None:
     """``FILE`` (or ``FILE...``), ``--run K``, ``--system F``, ``--tools F``, ``--format NAME``."""
     if many:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-from tui.commands.common import out, write_bytes
+from tui.commands.common import location, out, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.diff import RunDiff, diff_runs
 from tui.formats import format_names, open_run
@@ -21,7 +22,7 @@ from tui.formats import format_names, open_run
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("diff", help="first divergence and block-level changes between two runs",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     parser.add_argument("a", metavar="A", help="a run file")
     parser.add_argument("b", metavar="B", help="another run file (an edited copy, a branch, a rerun)")
     parser.add_argument("--run-a", type=int, metavar="K", help="which run of A, if it holds several")
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_bytes(jsonio.dumps(result.as_json()))
     else:
-        for line in layout(args.a, args.b, result):
+        for line in layout(location(a), location(b), result):
             out(line)
     return 0 if result.same else 1
 

@@ -14,6 +14,7 @@ import argparse
 from typing import Any
 
 from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
@@ -26,7 +27,7 @@ CONTINUE = "      "  # continuation lines of a block, under its first line
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("show", help="print the request that produced message N",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     add_file_options(parser)
     parser.add_argument("--at", type=int, default=None, metavar="N",
                         help="message index (default: the last request sent; the message count means the next "
@@ -117,7 +118,8 @@ def layout(r: Run, req: RequestAt) -> list[str]:
         lines += ["", f"== tools ({len(tools)}) =="]
         for tool in tools:
             if isinstance(tool, dict):
-                lines.append(f"- {tool.get('name')}: {tool.get('description', '')}")
+                description = tool.get("description")  # server tools have none: no dangling colon
+                lines.append(f"- {tool.get('name')}" + (f": {description}" if description not in (None, "") else ""))
                 if "input_schema" in tool:
                     lines.append(f"    input_schema: {_json(tool['input_schema'])}")
                 if tool.get("type") not in (None, "custom"):

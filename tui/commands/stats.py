@@ -3,8 +3,9 @@
 Files and folders (recursively; every run of a multi-run file counts) are read one at a
 time. Prints the histogram of model calls per run, p50/p90/p99/max (nearest rank), tokens
 per run, how runs ended, findings by rule, and a suggested iteration cap with the rule
-used. Files under a folder that are not runs are skipped and counted; a file named on the
-command line that cannot be read is reported and makes the exit code 2. A progress bar goes
+used. Files under a folder that are not runs are skipped and counted; one that fails to load
+(a truncated or malformed run file) is named, its runs missing from the figures; a file named
+on the command line that cannot be read is reported and makes the exit code 2. A progress bar goes
 to stderr when it is a terminal. ``--json``: ``{"runs","calls":{"p50","p90","p99","max",
 "histogram":{calls: count}},"ended":{...},"findings":{...},"suggested_cap", ...}``.
 """
@@ -18,18 +19,20 @@ import textwrap
 import time
 
 from tui.commands.common import out, plural, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.safe import one_line, raw_stream
 from tui.core.stats import Stats, collect, count_files
 
 BAR_WIDTH = 30
+BROKEN_SHOWN = 5  # files that failed to load, named one per line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("stats", help="model calls per run across many runs, and a suggested iteration cap",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="run files and folders")
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
 
@@ -110,8 +113,14 @@ def _spread(figures: dict) -> str:
 
 def layout(stats: Stats) -> list[str]:
     doc = stats.as_json()
+    others = stats.skipped_count - stats.broken_count
     lines = [f"{plural(stats.runs, 'run')} in {plural(stats.files - stats.skipped_count, 'file')}"
-             + (f" ({plural(stats.skipped_count, 'other file')} skipped: not runs)" if stats.skipped_count else "")]
+             + (f" ({plural(others, 'other file')} skipped: not runs)" if others else "")]
+    if stats.broken_count:
+        lines.append(f"{plural(stats.broken_count, 'file')} could not be loaded (their runs are not counted):")
+        lines += [f"  {one_line(line)}" for line in stats.broken[:BROKEN_SHOWN]]
+        if stats.broken_count > BROKEN_SHOWN:
+            lines.append(f"  ... and {stats.broken_count - BROKEN_SHOWN:,} more")
     lines += ["", f"model calls per run: {_spread(doc['calls'])}", f"  {'calls':>9} | runs"]
     lines += histogram_lines(stats.calls)
     kinds = doc["tokens"]["kinds"]

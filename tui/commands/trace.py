@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from tui.commands.common import add_file_options, open_from_args, out, write_bytes
+from tui.commands.common import add_file_options, location, open_from_args, out, write_bytes
+from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.prefix import check_index
@@ -21,7 +22,7 @@ from tui.core.producers import producers
 from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Provenance, Trace
 from tui.core.run import Run, blocks_of
 from tui.core.safe import one_line
-from tui.core.summary import preview
+from tui.core.summary import json_preview
 
 FLAG = "NOT IN THE PREFIX: " + NOT_IN_PREFIX.split(": ", 1)[1]  # "NOT IN THE PREFIX: produced by the model"
 
@@ -29,7 +30,7 @@ FLAG = "NOT IN THE PREFIX: " + NOT_IN_PREFIX.split(": ", 1)[1]  # "NOT IN THE PR
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("trace", help="where each tool input value of message N came from",
                             description=__doc__.split("\n\n", 1)[1],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+                            formatter_class=HelpFormatter)
     add_file_options(parser)
     parser.add_argument("--at", type=int, default=None, metavar="N", help="message index (default: every tool turn)")
     parser.add_argument("--json", action="store_true", help="values and sources as JSON")
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             write_bytes(jsonio.dumps(t.as_json()))
         return 0
     if not traces:
-        out(f"{r.source.path}: no message has tool_use blocks: nothing to trace")
+        out(f"{location(r)}: no message has tool_use blocks: nothing to trace")
     for k, t in enumerate(traces):
         if k:
             out()
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _value(value) -> str:
-    return one_line(preview(jsonio.dumps(value).decode("utf-8", "replace"), 40))
+    return one_line(json_preview(value, 40))
 
 
 def _where(r: Run, place, table) -> str:

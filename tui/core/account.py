@@ -20,7 +20,7 @@ from tui.core.run_facts import HISTORY_ITEMS, names_by_id, run_facts, turns_befo
 from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
 from tui.core.provenance import Provenance
 from tui.core.run import Run, blocks_of, first_text
-from tui.core.summary import preview, tool_results, tool_uses
+from tui.core.summary import json_preview, preview, tool_results, tool_uses
 
 #: How much of a tool input or result a sentence quotes.
 QUOTE = 100
@@ -165,7 +165,7 @@ def _sources(run: Run, i: int, provenance: Provenance | None) -> str:
         return ""
     found, missing = [], []
     for v in values:
-        shown = preview(jsonio.dumps(v.value).decode("utf-8", "replace"), 30)
+        shown = json_preview(v.value, 30)
         if v.source is None:
             missing.append(shown)
             continue

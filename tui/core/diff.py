@@ -34,10 +34,9 @@ from typing import Iterator
 
 import orjson
 
-from tui.core import jsonio
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import one_line
-from tui.core.summary import describe_block, preview
+from tui.core.summary import describe_block, json_preview
 from tui.core.valueindex import walk
 
 MISSING = object()
@@ -103,7 +102,7 @@ def show_value(value: Any, width: int = 50) -> str:
         return one_line(describe_block(value, width))
     if isinstance(value, dict) and "role" in value:
         return f"{one_line(str(value.get('role')))} message"
-    return one_line(preview(jsonio.dumps(value).decode("utf-8", "replace"), width))
+    return one_line(json_preview(value, width))
 
 
 def first_divergence(a: list[Any], b: list[Any]) -> int | None:

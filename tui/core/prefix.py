@@ -34,13 +34,15 @@ class RequestAt:
 def check_index(run: Run, n: int) -> int:
     """Accept 0..len(messages) (len: the request that would be sent next); negatives count back."""
     total = len(run.messages)
+    given = n  # the error names the index the user typed, not what counting back made of it
     if n < 0:
         n += total
     if not 0 <= n <= total:
         if total == 0:
-            raise UsageError(f"index {n} is out of range: the run has no messages (0 is its only request)")
-        raise UsageError(f"index {n} is out of range: the run has {total} messages (0..{total - 1}), "
-                         f"and {total} is the next request")
+            raise UsageError(f"index {given} is out of range: the run has no messages (0 is its only request)")
+        back = f"; -1..-{total} count back" if given < 0 else ""
+        raise UsageError(f"index {given} is out of range: the run has {total} messages (0..{total - 1}), "
+                         f"and {total} is the next request{back}")
     return n
 
 

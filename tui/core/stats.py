@@ -104,6 +104,8 @@ class Stats:
     skipped: list[str] = field(default_factory=list)  # one line per file that is not a run (first 20 kept)
     skipped_count: int = 0
     named_failures: int = 0  # files named on the command line that could not be read
+    broken: list[str] = field(default_factory=list)  # files under a folder that look like runs but failed to load
+    broken_count: int = 0
 
     def add(self, run: Run) -> None:
         self.runs += 1
@@ -121,23 +123,32 @@ class Stats:
         self.input_tokens.append(report.total_input)
         self.output_tokens.append(report.total_output)
 
-    def skip(self, line: str, named: bool) -> None:
+    def skip(self, line: str, named: bool, broken: bool = False) -> None:
+        """A file that gave no run: ``broken`` when it was not merely some other kind of file (a
+        truncated or malformed run file: its runs are missing from the figures, which the user must
+        hear about even inside a folder)."""
         self.skipped_count += 1
         self.named_failures += named
         if len(self.skipped) < 20:
             self.skipped.append(line)
+        if broken and not named:
+            self.broken_count += 1
+            if len(self.broken) < 20:
+                self.broken.append(line)
 
     def suggested_cap(self) -> tuple[int | None, str]:
-        base, source = self.finished_calls, "runs that ended with end_turn"
+        base, source = self.finished_calls, "{runs} that ended with end_turn"
         if not base:
-            base, source = self.calls, "runs (none ended with end_turn, so all runs are used)"
+            base, source = self.calls, "{runs} (none ended with end_turn, so all runs are used)"
+        used = sum(base.values())
+        source = source.format(runs="run" if used == 1 else "runs")
         p99 = percentile(base, 99)
         if p99 is None:
             return None, "no runs"
         cap = max(1, math.ceil(p99 * CAP_HEADROOM))
         cut = sum(count for calls, count in self.calls.items() if calls > cap)
-        rule = (f"p99 of model calls over the {sum(base.values())} {source} is {p99}; x{CAP_HEADROOM} headroom, "
-                f"rounded up: {cap}. It would have stopped {cut} of the {self.runs} runs.")
+        rule = (f"p99 of model calls over the {used} {source} is {p99}; x{CAP_HEADROOM} headroom, "
+                f"rounded up: {cap}. It would have stopped {cut} of the {self.runs} run{'s' if self.runs != 1 else ''}.")
         pile = self.pile_up()
         if pile is not None:
             rule += (f" {pile[1]} runs stopped at exactly {pile[0]} calls, more than at {pile[0] - 1}: an existing "
@@ -170,7 +181,13 @@ class Stats:
                        "kinds": dict(sorted(self.token_kinds.items()))},
             "files": self.files,
             "skipped": self.skipped_count,
+            "broken": self.broken_count,
         }
+
+
+#: How a loader refuses a file that is no run at all (a README, a licence, an empty file), as
+#: opposed to a run file it could not read.
+NOT_A_RUN = ("unknown format", "empty file")
 
 
 def collect(paths: Iterable[str], progress: Callable[[Stats], None] | None = None,
@@ -185,7 +202,8 @@ def collect(paths: Iterable[str], progress: Callable[[Stats], None] | None = Non
         try:
             _add_file(stats, loader, path)  # nothing of the file outlives this call
         except (LoadError, UsageError) as exc:
-            stats.skip(exc.line_text() if isinstance(exc, LoadError) else f"{path}: {exc}", named)
+            broken = isinstance(exc, LoadError) and not exc.what.startswith(NOT_A_RUN)
+            stats.skip(exc.line_text() if isinstance(exc, LoadError) else f"{path}: {exc}", named, broken)
         if progress is not None:
             progress(stats)
     return stats

@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.core import jsonio
 from tui.core.run import block_type, blocks_of
 
 
 def preview(text: str, width: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def json_preview(value: Any, width: int = 40) -> str:
+    """``value`` as JSON in at most ``width`` characters; a string cut short keeps its closing quote, so
+    a list of values still shows where each one ends."""
+    text = jsonio.dumps(value).decode("utf-8", "replace")
+    if len(text) > width and text.startswith('"'):
+        return preview(text, width - 1) + '"'
+    return preview(text, width)
 
 
 def tool_uses(message: Any) -> list[dict[str, Any]]:

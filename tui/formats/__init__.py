@@ -94,7 +94,11 @@ def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None
 
 def open_run(path: str, run: int | None = None, **options) -> Run:
     """One run of the file: ``run`` picks it (0-based) in a file that holds several."""
-    runs = load_runs(path, **options)
+    return pick_run(path, load_runs(path, **options), run)
+
+
+def pick_run(path: str, runs: list[Run], run: int | None) -> Run:
+    """Run ``run`` (0-based; None: the first) of the runs loaded from ``path``, or one clear line."""
     k = 0 if run is None else run
     if not 0 <= k < len(runs):
         raise UsageError(f"{path}: there is no run {k}; the file holds {len(runs)} "
@@ -102,4 +106,4 @@ def open_run(path: str, run: int | None = None, **options) -> Run:
     return runs[k]
 
 
-__all__ = ["Document", "LoadError", "detect", "format_names", "formats", "load_runs", "open_run"]
+__all__ = ["Document", "LoadError", "detect", "format_names", "formats", "load_runs", "open_run", "pick_run"]

@@ -249,6 +249,11 @@ class Document:
         """No loader took the file: say what it is instead, at the position that shows it."""
         if not self.data or self.data.isspace():
             raise LoadError(self.path, "empty file: there is no run in it", 1, 1)
+        encoding = next((name for bom, name in _WIDE_BOMS if self.data.startswith(bom)), None)
+        if encoding is not None:  # what Windows tools write as "Unicode": readable once saved as UTF-8
+            raise LoadError(self.path, f"this file is {encoding} text (it starts with a {encoding} byte-order "
+                                       "mark); turnscope reads UTF-8: convert it first (e.g. iconv -f "
+                                       f"{encoding} -t UTF-8)", 1, 1)
         if self.looks_json:
             try:
                 what = describe(self.json())
@@ -258,9 +263,30 @@ class Document:
                     raise  # neither JSON nor JSON lines: the parse error names the position
                 what = f"JSON lines whose first line is {describe(first)}"
         else:
-            what = f"not JSON (it starts with '{one_line(self.head[:40].decode('utf-8', 'replace'))}')"
+            try:  # a bare JSON scalar (null, 5, "text") is JSON, just not a run
+                what = describe(self.json())
+            except LoadError:
+                what = f"not JSON (it starts with '{one_line(_opening(self.head))}')"
         raise LoadError(self.path, f"unknown format: {what}; turnscope reads {', '.join(names)} "
                                    "(--format NAME forces one)", 1, 1)
+
+
+#: Byte-order marks of the wide encodings, longest first (UTF-32 LE starts like UTF-16 LE).
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+              (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def _opening(head: bytes, size: int = 40) -> str:
+    """The first ``size`` bytes as text: bytes that are not UTF-8 (a UTF-16 BOM, binary) shown as
+    ``\\xff`` escapes, never as replacement marks that hide what they were; a character the cut
+    split is left out rather than shown as the escapes of its first bytes."""
+    for end in range(size, max(size - 4, 0), -1):
+        try:
+            return head[:end].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < end - 3:  # invalid before the cut: not a split character
+                break
+    return head[:size].decode("utf-8", "backslashreplace")
 
 
 def describe(value: Any) -> str:

@@ -107,10 +107,17 @@ def load(path: str | os.PathLike[str]) -> Run:
     except OSError as exc:
         raise LoadError(path, f"cannot read: {exc.strerror or exc}") from None
     hint = "not a branch file (one turnscope run with lineage, written by `turnscope branch`)"
+    looks_native = b'"turnscope"' in data[:4096]  # a branch file names its version first
     try:
-        runs = native.runs_from_document(jsonio.loads(data, path), path)
+        doc = jsonio.loads(data, path)
     except LoadError as exc:
+        if not looks_native:  # some other file (a run to branch, a cassette): its syntax is beside the point
+            raise LoadError(path, hint) from None
         raise LoadError(path, f"{exc.what}: {hint}", exc.line, exc.col) from None
+    if not isinstance(doc, dict) or "turnscope" not in doc:
+        raise LoadError(path, hint)
+    try:
+        runs = native.runs_from_document(doc, path)
     except native.NativeError as exc:
         raise LoadError(path, f"bad turnscope run file: {exc}") from None
     if len(runs) != 1 or not isinstance(runs[0].lineage, dict) or "at" not in runs[0].lineage:
