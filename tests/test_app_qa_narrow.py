@@ -1,0 +1,26 @@
+"""Acceptance checks at 80x24 (a user over SSH): rows of the request pane that do not fit stay readable."""
+
+from __future__ import annotations
+
+from analysis_helpers import cursor_to, stepper
+from app_helpers import REFUND, app_for, settle
+
+
+async def test_a_traced_value_too_wide_for_80_columns_keeps_its_source_under_it(tmp_path):
+    app = app_for(REFUND, tmp_path, at=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pane = stepper(app).request
+        rows = pane.text_rows()
+        head = next(y for y, r in enumerate(rows) if ".amount_cents = 8900" in r)
+        # The path and its value stay whole on their row; the source follows on its own rows, indented
+        # under the path (never wrapped back to the margin as "| .[0].total_cents").
+        assert rows[head].strip() == ".amount_cents = 8900"
+        assert rows[head + 1].startswith("      ← message 2 (loop) · block 0 · .content | fromjson")
+        assert ".[0].total_cents" in rows[head + 1] or rows[head + 2].startswith("      ")
+        assert not any(r.lstrip().startswith("|") for r in rows)
+        # Enter on the source's row goes to the source, as it does on the value's row.
+        await cursor_to(pilot, pane, "← message 2 (loop)")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert stepper(app).index == 2
