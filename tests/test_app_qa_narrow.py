@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analysis_helpers import cursor_to, stepper
-from app_helpers import REFUND, app_for, settle
+from app_helpers import REFUND, app_for, screen_text, settle
 
 
 async def test_a_traced_value_too_wide_for_80_columns_keeps_its_source_under_it(tmp_path):
@@ -24,3 +24,20 @@ async def test_a_traced_value_too_wide_for_80_columns_keeps_its_source_under_it(
         await pilot.press("enter")
         await settle(pilot)
         assert stepper(app).index == 2
+
+
+async def test_opening_at_a_late_index_at_80x24_shows_that_message_in_the_list(tmp_path):
+    app = app_for(REFUND, tmp_path, at=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "▶  7 assistant call 4" in screen_text(app)
+
+
+async def test_a_smaller_terminal_keeps_the_current_message_in_the_list(tmp_path, realruns):
+    app = app_for(realruns / "sweagent__marshmallow-code__marshmallow-1867.traj", tmp_path, at=19)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "▶△ 19 assistant call 10" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert "▶△ 19 assistant call 10" in screen_text(app)
