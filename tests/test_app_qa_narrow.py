@@ -41,3 +41,15 @@ async def test_a_smaller_terminal_keeps_the_current_message_in_the_list(tmp_path
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
         assert "▶△ 19 assistant call 10" in screen_text(app)
+
+
+async def test_the_header_at_80_columns_still_names_the_file(tmp_path):
+    app = app_for(REFUND, tmp_path, at=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = screen_text(app).splitlines()[0].strip()
+        assert header == "message 5 of 8 · model call 3 of 4 · reconstructed · run.jsonl (messages)"
+        await pilot.resize_terminal(140, 30)
+        await settle(pilot)
+        header = screen_text(app).splitlines()[0].strip()
+        assert header.endswith("reconstructed prefix · sample_runs/refund/run.jsonl (messages)")
