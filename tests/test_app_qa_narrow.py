@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis_helpers import cursor_to, stepper
+from analysis_helpers import INVENTED, cursor_to, stepper
 from app_helpers import REFUND, app_for, screen_text, settle
 
 
@@ -53,3 +53,16 @@ async def test_the_header_at_80_columns_still_names_the_file(tmp_path):
         await settle(pilot)
         header = screen_text(app).splitlines()[0].strip()
         assert header.endswith("reconstructed prefix · sample_runs/refund/run.jsonl (messages)")
+
+
+async def test_the_diff_header_names_both_files_at_120_and_at_80_columns(tmp_path):
+    app = app_for(REFUND, tmp_path, diff=str(INVENTED))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        header = screen_text(app).splitlines()[0].strip()
+        assert header == ("diff · first divergence: message 5 · 4 changes · A run.jsonl (8) · "
+                          "B invented_order_id.jsonl (8)")
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        header = screen_text(app).splitlines()[0].strip()
+        assert header == "diff · from message 5 · 4 changes · A run.jsonl · B invented_order_id.jsonl"
