@@ -66,3 +66,15 @@ async def test_the_diff_header_names_both_files_at_120_and_at_80_columns(tmp_pat
         await settle(pilot)
         header = screen_text(app).splitlines()[0].strip()
         assert header == "diff · from message 5 · 4 changes · A run.jsonl · B invented_order_id.jsonl"
+
+
+async def test_the_run_list_at_80x24_keeps_each_run_to_two_rows_and_says_how_many(tmp_path, realruns):
+    app = app_for(realruns / "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl", tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        rows = [r.strip() for r in screen_text(app).splitlines()]
+        assert rows[0] == "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl holds 2 runs · choose one"
+        # The first words are cut with an ellipsis on their row, not wrapped to the margin mid-word ("of con").
+        assert rows[1] == "run 0  158 messages, 79 model calls"
+        assert rows[2].startswith("This session is being continued") and rows[2].endswith("…")
+        assert rows[3] == "run 1  276 messages, 138 model calls"
