@@ -78,3 +78,12 @@ async def test_the_run_list_at_80x24_keeps_each_run_to_two_rows_and_says_how_man
         assert rows[1] == "run 0  158 messages, 79 model calls"
         assert rows[2].startswith("This session is being continued") and rows[2].endswith("…")
         assert rows[3] == "run 1  276 messages, 138 model calls"
+
+
+async def test_a_folded_one_line_block_does_not_say_1_lines(tmp_path, realruns):
+    app = app_for(realruns / "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl", tmp_path, run=1, at=200)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        rows = stepper(app).request.text_rows()
+        assert any("… 320 characters · enter: expand" in r for r in rows)
+        assert not any("1 lines" in r for r in rows)
