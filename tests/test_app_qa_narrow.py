@@ -1,9 +1,11 @@
-"""Acceptance checks at 80x24 (a user over SSH): rows of the request pane that do not fit stay readable."""
+"""Acceptance checks at 80x24 and on resizing (a user over SSH): what does not fit stays readable and
+named (headers, run list, request pane, Problems), and the current message stays in view."""
 
 from __future__ import annotations
 
 from analysis_helpers import INVENTED, cursor_to, stepper
 from app_helpers import REFUND, app_for, screen_text, settle
+from conftest import SAMPLES
 
 
 async def test_a_traced_value_too_wide_for_80_columns_keeps_its_source_under_it(tmp_path):
@@ -87,3 +89,19 @@ async def test_a_folded_one_line_block_does_not_say_1_lines(tmp_path, realruns):
         rows = stepper(app).request.text_rows()
         assert any("… 320 characters · enter: expand" in r for r in rows)
         assert not any("1 lines" in r for r in rows)
+
+
+async def test_problems_at_80x24_wrap_under_their_text_not_under_the_marks(tmp_path):
+    app = app_for(SAMPLES / "broken" / "orphan_result_retry.jsonl", tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        start = next(y for y, line in enumerate(lines) if "consecutive_user" in line)
+        rows = [line.rstrip() for line in lines[start:] if line.strip()][:10]
+        assert rows[0].startswith(" △ warning 3") and rows[1].startswith("   two user turns in a row")
+        # A finding's wrapped rows are indented under its text; only the marks stand at the margin.
+        for row in rows:
+            assert row.startswith((" △", " ✗", "   ")), row
+        assert "     messages 2 and 3" in rows
