@@ -25,3 +25,11 @@ async def test_the_manual_answer_dialog_at_80x24_shows_its_whole_label(api_env, 
         shown = " ".join(line.strip(" │") for line in screen_text(app).splitlines())
         assert "escape: stop the branch)" in shown
         await pilot.press("escape")
+
+
+async def test_the_editor_marks_a_cut_text_preview_with_an_ellipsis(tmp_path):
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_editor(pilot)
+        shown = screen_text(app)
+        assert "[3.0] assistant · text No scan in over a month. Let me check t…" in shown
