@@ -109,7 +109,8 @@ def _drawn_in_a_terminal(argv: list[str], needles: tuple[bytes, ...], state: Pat
     """Run ``turnscope ARGV`` on a pty of 100x30 until every needle is drawn, then press q; what was drawn."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(REPO), "NO_COLOR": "1",
+    # Without COLUMNS/LINES (a pytest-xdist worker has them: 80 columns), so the pty's own size is used.
+    env = {**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}, "TERM": "xterm-256color", "PYTHONPATH": str(REPO), "NO_COLOR": "1",
            "TURNSCOPE_STATE_DIR": str(state), "TURNSCOPE_CONFIG_DIR": str(state)}
     proc = subprocess.Popen([sys.executable, "-m", "tui", *argv], stdin=slave, stdout=slave, stderr=slave, env=env,
                             cwd=REPO, close_fds=True, start_new_session=True)

@@ -47,7 +47,7 @@ def _json(value: Any) -> str:
 def text_part(text: str, head: Text, target: tuple, open_: bool, rows: int, style: str = "") -> Part:
     """A folded (first ``rows`` rows) or open text under ``head``; escaping waits for big texts."""
     lines = text.count("\n", 0, 1 << 16) + 1 if len(text) <= 1 << 16 else None
-    note = f"{len(text):,} characters" + (f", {lines:,} lines" if lines else "")
+    note = f"{len(text):,} characters" + (f", {lines:,} lines" if lines and lines > 1 else "")
     if open_:
         if len(text) > BIG:
             return Wrapped(text, head=head, indent=INDENT, style=style, target=target, raw=True)

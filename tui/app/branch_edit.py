@@ -28,6 +28,7 @@ from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import ERROR, Finding
 from tui.core.run import block_type
 from tui.core.safe import one_line
+from tui.core.summary import preview
 
 Key = tuple[Any, ...]
 DELETED = object()
@@ -87,7 +88,7 @@ def describe(block: Any) -> str:
     if kind == "tool_result":
         return f"tool_result {one_line(str(block.get('tool_use_id')))[:24]}" + (" ERROR" if block.get("is_error") else "")
     if kind == "text" and isinstance(block.get("text"), str):
-        return "text " + one_line(block["text"][:60])[:40]
+        return "text " + one_line(preview(block["text"][:400], 40))  # cut with an ellipsis, not mid-word silently
     return kind
 
 

@@ -87,9 +87,12 @@ class Rows(Part):
     """Fixed rows (headers, one-line summaries); each is wrapped to the width when it is longer."""
 
     def __init__(self, rows: Sequence[Text], target: Target = None, targets: Sequence[Target] | None = None,
-                 wrap: bool = True):
+                 wrap: bool = True, breaks: Sequence[tuple[int, int] | None] | None = None):
         self.rows = list(rows)
         self.wrap = wrap
+        #: per row, ``(offset, indent)``: a row too long for the width breaks at ``offset`` first, and what
+        #: follows goes on rows of its own, ``indent`` columns in (so a wrapped tail stays under its head).
+        self.breaks = breaks
         self.target = target
         self.targets = targets
         self._width = -1
@@ -105,13 +108,13 @@ class Rows(Part):
                     cropped = text.copy()
                     cropped.truncate(width, overflow="ellipsis")
                     out.append((n, cropped))
+                elif self.breaks is not None and self.breaks[n] is not None:
+                    offset, indent = self.breaks[n]
+                    out.extend((n, piece) for piece in _wrap(text[:offset], width, indent))
+                    pad = Text(" " * indent)
+                    out.extend((n, pad + piece) for piece in _wrap(text[offset:], width - indent, 0))
                 else:
-                    spans = wrap_offsets(text.plain, width - 2)
-                    cuts = [e for _, e in spans[:-1]]
-                    for m, piece in enumerate(text.divide(cuts)):
-                        piece = piece.copy()
-                        piece.rstrip()
-                        out.append((n, piece if m == 0 else Text("  ") + _lstrip1(piece)))
+                    out.extend((n, piece) for piece in _wrap(text, width, 2))
             self._wrapped = out
         return self._wrapped
 
@@ -133,6 +136,18 @@ class Rows(Part):
             if self.targets[n] == target:
                 return k
         return None
+
+
+def _wrap(text: Text, width: int, indent: int) -> list[Text]:
+    """``text`` wrapped at ``width`` columns, every row after the first ``indent`` columns in."""
+    spans = wrap_offsets(text.plain, width - indent)
+    pieces = text.divide([e for _, e in spans[:-1]])
+    out = []
+    for m, piece in enumerate(pieces):
+        piece = piece.copy()
+        piece.rstrip()
+        out.append(piece if m == 0 else Text(" " * indent) + _lstrip1(piece))
+    return out
 
 
 def _lstrip1(text: Text) -> Text:

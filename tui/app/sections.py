@@ -63,8 +63,9 @@ def system_parts(req: RequestAt, open_: bool) -> list[Part]:
         return [Rows([Text.assemble(("  System", palette.HEADING), "  ", (note, palette.NOTE))], target)]
     text = system_text(req.body["system"])
     first = one_line(" ".join(text[:200].split()))
-    head = Text.assemble(fold_mark(open_), (" System", palette.HEADING),
-                         (f"  {len(text):,} characters, {text.count(chr(10)) + 1:,} lines", palette.DIM))
+    lines = text.count("\n") + 1
+    size = f"  {len(text):,} characters" + (f", {lines:,} lines" if lines > 1 else "")
+    head = Text.assemble(fold_mark(open_), (" System", palette.HEADING), (size, palette.DIM))
     if not open_:
         head.append("  " + first, palette.DIM)
         return [Rows([head], target, wrap=False)]

@@ -51,6 +51,7 @@ def trace_parts(view: RunView, n: int, trace: Trace | None) -> list[Part]:
         return [Rows([head, Text("  tracing every input value through the prefix …", palette.NOTE)])]
     rows: list[Text] = [head]
     targets: list = [None]
+    breaks: list[tuple[int, int] | None] = [None]
     values = list(enumerate(trace.values))
     for b, block in enumerate(blocks_of(view.run.messages[n])):
         if not isinstance(block, dict) or block.get("type") not in TOOL_USE_TYPES:
@@ -58,12 +59,16 @@ def trace_parts(view: RunView, n: int, trace: Trace | None) -> list[Part]:
         rows.append(Text.assemble("  ", (one_line(str(block.get("name"))), "bold"), "  ",
                                   (one_line(str(block.get("id"))), palette.DIM)))
         targets.append(None)
+        breaks.append(None)
         mine = [(k, v) for k, v in values if v.block == b]
         if not mine:
             rows.append(Text("    (no input values)", palette.DIM))
             targets.append(None)
+            breaks.append(None)
         for k, v in mine:
             row = Text.assemble("    ", (one_line(v.path), palette.LABEL), " = ", value_text(v.value), "  ")
+            # Too wide for the pane: the source goes on rows of its own under the path, never wrapped to the margin.
+            breaks.append((len(row), 6))
             target = None
             if v.trivial:
                 row.append("(trivial: not traced)", palette.DIM)
@@ -77,4 +82,4 @@ def trace_parts(view: RunView, n: int, trace: Trace | None) -> list[Part]:
                 target = ("source", n, k)
             rows.append(row)
             targets.append(target)
-    return [Rows(rows, targets=targets)]
+    return [Rows(rows, targets=targets, breaks=breaks)]

@@ -163,7 +163,8 @@ class Run:
             if isinstance(message, dict) and message.get("role") == "user":
                 words = first_text(message.get("content"))
                 if words:
-                    return " ".join(words.split())[:80]
+                    words = " ".join(words.split())
+                    return words if len(words) <= 80 else words[:79] + "…"
         return "(no user text)"
 
 

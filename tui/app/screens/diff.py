@@ -11,6 +11,8 @@ two long runs never block the keys. Opened from the stepper (``D``, or the comma
 
 from __future__ import annotations
 
+import os
+
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
@@ -82,7 +84,21 @@ class DiffScreen(Screen):
         self._compare()
 
     def _header(self) -> Text:
-        """Where they diverge first (the point of the screen), then the two files."""
+        """Where they diverge first (the point of the screen), then the two files: by their paths when
+        they fit, else by their names, so B's name is not the part cut off."""
+        width = max(self.app.size.width - 2, 20)  # the header's padding
+        a, b = short_path(self.path_a), short_path(self.path_b)
+        names = os.path.basename(a) or a, os.path.basename(b) or b
+        text = Text()
+        short = names if names[0] != names[1] else (a, b)
+        for (pa, pb), compact in (((a, b), False), (short, False), (short, True)):
+            text = self._header_with(pa, pb, compact)
+            if text.cell_len <= width:
+                return text
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _header_with(self, path_a: str, path_b: str, compact: bool) -> Text:
         text = Text("diff", "bold")
         result = self.result
         if result is None:
@@ -91,13 +107,16 @@ class DiffScreen(Screen):
             text.append(" · the runs are the same", "bold")
         else:
             where = "none in the messages" if result.first_divergence is None else f"message {result.first_divergence}"
-            text.append(f" · first divergence: {where} · {len(result.changes)} change"
+            text.append(f" · {'from' if compact else 'first divergence:'} {where} · {len(result.changes)} change"
                         f"{'s' * (len(result.changes) != 1)}", "bold")
-        text.append_text(Text.assemble(" · A ", (one_line(short_path(self.path_a)), "bold"),
-                                       f" ({len(self.a.messages)}) · B ", (one_line(short_path(self.path_b)), "bold"),
-                                       f" ({len(self.b.messages)})"))
+        count_a, count_b = ("", "") if compact else (f" ({len(self.a.messages)})", f" ({len(self.b.messages)})")
+        text.append_text(Text.assemble(" · A ", (one_line(path_a), "bold"), f"{count_a} · B ",
+                                       (one_line(path_b), "bold"), count_b))
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
+
+    def on_resize(self) -> None:
+        self.header.update(self._header())
 
     @work(thread=True, exclusive=True, group="diff")
     def _compare(self) -> None:

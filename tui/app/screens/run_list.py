@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
@@ -39,13 +41,19 @@ class RunListScreen(Screen):
         self.runs = runs
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble((one_line(self.path), "bold"), f" holds {len(self.runs)} runs · choose one"),
-                     id="runs-title")
+        holds = f" holds {len(self.runs)} runs · choose one"
+        path = self.path if len(self.path + holds) <= self.app.size.width - 2 else os.path.basename(self.path)
+        title = Text.assemble((one_line(path), "bold"), holds)
+        title.truncate(max(self.app.size.width - 2, 20), overflow="ellipsis")
+        yield Static(title, id="runs-title")
         options = []
+        width = max(self.app.size.width - 10, 20)  # less the indent, the list's padding and its scrollbar
         for k, run in enumerate(self.runs):
+            title = Text(one_line(run.title()))
+            title.truncate(width, overflow="ellipsis")  # one row: cut with an ellipsis, not wrapped to the margin
             prompt = Text.assemble((f"run {k}", "bold"), (f"  {len(run.messages)} messages, "
                                                           f"{len(run.calls)} model calls", palette.DIM),
-                                   "\n    ", one_line(run.title()))
+                                   "\n    ", title)
             options.append(Option(prompt, id=f"run-{k}"))
         yield OptionList(*options, id="run-options")
         yield Footer()

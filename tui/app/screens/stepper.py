@@ -135,7 +135,21 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             self.problems.fill()
 
     def header_text(self) -> Text:
-        """Where we are first (index, call), then exact or reconstructed, the format and the file."""
+        """Where we are first (index, call), then exact or reconstructed, the format and the file; on a
+        narrow terminal the file by its name and without the word "prefix", so the file still shows."""
+        width = max(self.app.size.width - 2, 20)  # the header's padding
+        source = self.view.run.source
+        full = short_path(source.path)
+        text = Text()
+        for where, word in ((full, " prefix"), (os.path.basename(full) or full, " prefix"),
+                            (os.path.basename(full) or full, "")):
+            text = self._header(where, word)
+            if text.cell_len <= width:
+                return text
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _header(self, where: str, word: str) -> Text:
         view, n = self.view, self.index
         run = view.run
         source = run.source
@@ -154,12 +168,15 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         exact = run.exact or (call is not None and call.request is not None)
         text.append(" · ")
         text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
-        text.append(" prefix · ")
-        where = short_path(source.path) + (f"#{source.run_index}" if source.run_count > 1 else "")
+        text.append(f"{word} · ")
+        where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
         text.append(f" ({one_line(source.format)})")
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
+
+    def on_resize(self) -> None:
+        self.header.update(self.header_text(), layout=False)
 
     def tabs_text(self, name: str) -> Text:
         counts = ""

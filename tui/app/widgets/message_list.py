@@ -51,6 +51,11 @@ class MessageList(CursorRows):
     def set_cursor(self, index: int) -> None:
         self.move_cursor(index)
 
+    def on_resize(self) -> None:
+        # The cursor placed before the first layout (``--at N``) had no height to scroll by, and a
+        # smaller terminal can leave it below the list: keep the current message in view.
+        self.follow_cursor()
+
     def marks_changed(self) -> None:
         """Findings arrived: redraw the marks."""
         self._strips.clear()

@@ -13,10 +13,43 @@ from textual.widgets.option_list import Option
 
 from tui.app import palette
 from tui.app.events import IndexMessage
+from tui.app.lines import wrap_offsets
 from tui.app.runview import RunView
 from tui.app.traceparts import value_text
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
+
+
+def hang(prompt: Text, width: int) -> Text:
+    """``prompt`` with each of its lines wrapped at ``width`` under its own text (two columns in), where the
+    option list would wrap them to the margin, under the severity marks."""
+    if width < 20 or all(line.cell_len <= width for line in prompt.split("\n")):
+        return prompt
+    out = Text()
+    for n, line in enumerate(prompt.split("\n")):
+        if n:
+            out.append("\n")
+        if line.cell_len <= width:
+            out.append_text(line)
+            continue
+        plain = line.plain
+        indent = len(plain) - len(plain.lstrip(" ")) + 2
+        cut = wrap_offsets(plain, width, 1)[0][1]  # the first row takes the whole width
+        first = line[:cut]
+        first.rstrip()
+        out.append_text(first)
+        rest = line[cut:]
+        if rest.plain.startswith(" "):
+            rest = rest[1:]
+        spans = wrap_offsets(rest.plain, width - indent)
+        for piece in rest.divide([end for _, end in spans[:-1]]):
+            piece = piece.copy()
+            piece.rstrip()
+            if piece.plain.startswith(" "):
+                piece = piece[1:]
+            out.append("\n" + " " * indent)
+            out.append_text(piece)
+    return out
 
 
 class ProblemsView(OptionList):
@@ -36,6 +69,18 @@ class ProblemsView(OptionList):
         self.view = view
         self._targets: dict[str, int] = {}
         self.shown = False
+        self._filled_width = 0
+
+    def _text_width(self) -> int:
+        """The columns an option's text gets: the view less its scrollbar and the options' padding."""
+        return self.size.width - self.styles.gutter.width - self.styles.scrollbar_size_vertical - 2
+
+    def on_resize(self) -> None:
+        if self.shown and self._text_width() != self._filled_width:
+            highlighted = self.highlighted
+            self.fill()
+            if highlighted is not None and highlighted < self.option_count:
+                self.highlighted = highlighted
 
     def fill(self) -> None:
         """Attributes down: the findings arrived (or changed)."""
@@ -65,7 +110,9 @@ class ProblemsView(OptionList):
                 prompt = Text.assemble(("• loader ", palette.DIM), (where + " " if where else "", "bold"),
                                        one_line(warning.text))
                 options.append(self._option(prompt, f"warning-{k}", warning.index))
-        self.set_options(options)
+        width = self._filled_width = self._text_width()
+        self.set_options([Option(hang(o.prompt, width), id=o.id, disabled=o.disabled)
+                          if isinstance(o, Option) and isinstance(o.prompt, Text) else o for o in options])
         self.shown = True
 
     def _provenance_options(self) -> list[Option | None]:
