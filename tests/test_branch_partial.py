@@ -1,17 +1,21 @@
 """Stopping part way through a turn's tool calls keeps the answers already given: the branch file
 still ends with the assistant turn (it loads and passes the grammar check), the answers are in the
 lineage, and ``--resume`` reuses them instead of asking again — after a stop in the app's manual
-dialog, and after a cancel while a python resolver was working on the second call."""
+dialog, after a cancel and after a kill while a python resolver was working on the second call."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
+import time
 
 import pytest
 from app_helpers import REFUND, settle
 from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, review,  # noqa: F401
                                 type_text, until, until_text)
-from conftest import run_cli
+from conftest import REPO, run_cli
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 
 from tui.app.screens.branch_dialogs import AnswerScreen
@@ -39,7 +43,14 @@ def answer(name, input):
 async def slow(name, input):
     asked.append(name)
     if len(asked) > 1:
+        open("second-call-started", "w").close()
         await asyncio.sleep(3600)
+    return f"{name} done"
+'''
+
+LEAVES_A_MARK = '''
+def answer(name, input):  # a process of its own: each call leaves a file to count
+    open("asked-" + name, "w").close()
     return f"{name} done"
 '''
 
@@ -145,3 +156,34 @@ def test_headless_recorded_then_stop_keeps_the_recorded_answer_for_the_resume(st
     assert [r["tool_use_id"] for r in results] == ["toolu_H1", "toolu_H2"]
     assert results[0]["content"] == '{"refund_id":"re_9d2","amount_cents":8900,"state":"succeeded"}'  # the run's
     assert results[1]["content"] == "lookup_policy done"  # only the new call went to the function
+
+
+def test_a_kill_while_the_second_call_runs_loses_neither_the_first_answer_nor_calls_it_twice(stream_api, tmp_path):
+    """The first answer is saved as soon as it is given: the user's function (and its side effects)
+    is not called again for it after a SIGKILL, which nothing can catch."""
+    (tmp_path / "slowtools.py").write_text(TOOLS)
+    stream_api.add(TWO_CALLS)
+    out = tmp_path / "b.turnscope.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO), **stream_api.env(), "XDG_DATA_HOME": str(tmp_path / "xdg")}
+    proc = subprocess.Popen([sys.executable, "-m", "tui", "branch", str(REFUND), "--at", "4", "--tool-error",
+                             "toolu_01Ef", "down", "--resolver", "python:slowtools:slow", "-o", str(out)],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "second-call-started").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the second call never started"
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait(timeout=30)
+    lineage = _grammatical(out)
+    assert lineage["status"] == "running" and lineage["answered"]["results"] == [
+        {"type": "tool_result", "tool_use_id": "toolu_M1", "content": "lookup_policy done"}]
+
+    (tmp_path / "mytools.py").write_text(LEAVES_A_MARK)
+    stream_api.add(Turn([text("Done.")]))
+    result = run_cli("branch", "--resume", out, "--resolver", "python:mytools:answer", cwd=tmp_path,
+                     env={**stream_api.env(), "XDG_DATA_HOME": str(tmp_path / "xdg")})
+    assert result.code == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.glob("asked-*")) == ["asked-issue_refund"]
+    final = open_run(str(out))
+    assert [r["content"] for r in final.messages[6]["content"]] == ["lookup_policy done", "issue_refund done"]
+    assert final.lineage["status"] == "end_turn" and "answered" not in final.lineage

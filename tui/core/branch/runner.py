@@ -12,8 +12,8 @@ write of the whole file, so a crash or a kill at any moment leaves a file that l
 that ``resume`` continues: from an assistant turn with unanswered calls it answers them,
 from a user turn it sends the next request. It stops at the model's final turn, at the
 step limit (model calls since the branch index), when a resolver leaves a call unanswered,
-on cancel, or when the API fails. Answers given to a turn's calls before such a stop are
-kept in the lineage and reused when the turn is answered again (``--resume``).
+on cancel, or when the API fails. Answers given to a turn's calls are saved in the lineage
+one by one and reused when the turn is answered again (``--resume``) after a stop or a kill.
 """
 
 from __future__ import annotations
@@ -197,18 +197,19 @@ class Runner:
     async def _answer(self, index: int, calls: list[dict[str, Any]], emit: Callable[[Any], None]) -> bool:
         """Resolve every call of the turn at ``index``; append and save the results (False: stopped).
 
-        When the branch stops (a call left unanswered, or a cancel) part way through a turn, the
-        answers already given are kept in the lineage (``answered``), not in the messages (a user
-        turn missing a result would not be grammatical); the next run of the turn reuses them.
+        Part way through a turn, the answers already given are kept in the lineage (``answered``),
+        not in the messages (a user turn missing a result would not be grammatical), and saved after
+        each answer, so a stop, a cancel or a kill loses none; the next run of the turn reuses them.
         """
         kept = self._kept(index)
         results: list[dict[str, Any]] = []
         vias: list[str] = []
         try:
-            for block in calls:
+            for position, block in enumerate(calls):
                 call = ToolCall(index, str(block.get("id")), str(block.get("name")), block.get("input"))
                 emit(call)
-                if call.id in kept:
+                fresh = call.id not in kept
+                if not fresh:
                     result, via = kept[call.id]
                     shown = f"{via}, kept when the branch stopped"
                 else:
@@ -221,6 +222,11 @@ class Runner:
                     return False
                 results.append(result)
                 vias.append(via)
+                if fresh and position < len(calls) - 1:
+                    # saved at once: a kill before the turn is complete must not lose an answer typed
+                    # by hand, nor call the user's function (and its side effects) a second time
+                    self._keep(index, results, vias)
+                    self.branch.save()
         except asyncio.CancelledError:
             self._keep(index, results, vias)
             raise

@@ -17,7 +17,7 @@ parent's calls for messages 0..N are kept as facts about the parent (no request)
      "resumed": [{"time", "from": FIRST NEW INDEX, "resolver", "max_steps"}, ...]}  # after --resume
 
 ``answered`` is there only while the last message is an assistant turn whose tool calls
-were part answered when the branch stopped (a resolver left one unanswered, or a cancel):
+are part answered (saved after each answer, so it survives a stop, a cancel or a kill):
 the results given so far, kept out of the messages so the file stays grammatical, and
 reused (not asked again) when ``--resume`` answers the turn.
 
