@@ -76,3 +76,13 @@ async def test_a_huge_block_opens_in_a_worker_without_blocking(tmp_path):
         await settle(pilot)
         assert any("END-OF-BLOCK" in row for row in pane.text_rows())
         assert len(pane.text_rows()) > 25_000
+
+
+async def test_palette_says_how_many_turns_call_a_tool_and_where_the_next_is(tmp_path):
+    app = app_for(REFUND, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"tool call lookup_policy")
+        await pilot.pause(0.5)  # the palette searches its providers in the background
+        await settle(pilot)
+        assert "1 turn calls it; next at message 3" in screen_text(app)

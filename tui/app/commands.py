@@ -64,7 +64,7 @@ class GoToProvider(Provider):
             if score > 0:
                 target = self._next_of(rows)
                 yield Hit(score, plain_hit(matcher, text), partial(self._go, target),
-                          help=escape(f"{len(rows)} turn(s) call it; next at message {target}"))
+                          help=_calls_it(rows, target))
         needle = query.strip().lower()
         if len(needle) >= 3:
             shown = 0
@@ -84,4 +84,10 @@ class GoToProvider(Provider):
         for name, rows in list(view.tool_names().items())[:30]:
             target = self._next_of(rows)
             yield DiscoveryHit(Content(f"Go to tool call {name}"), partial(self._go, target),
-                               help=escape(f"{len(rows)} turn(s) call it; next at message {target}"))
+                               help=_calls_it(rows, target))
+
+
+def _calls_it(rows: list[int], target: int) -> str:
+    """The palette's help for a tool name: how many turns call it, and where the next one is."""
+    turns = "1 turn calls it" if len(rows) == 1 else f"{len(rows)} turns call it"
+    return f"{turns}; next at message {target}"
