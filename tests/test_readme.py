@@ -40,3 +40,11 @@ async def test_quick_start_opens_the_stepper_on_the_bundled_refund_run(tmp_path,
 def test_quick_start_is_two_commands():
     assert len(re.findall(r"<!-- (run|test)-command -->\n```sh\n[^\n]+\n```", README)) == 2
     assert _block_after("<!-- test-command -->").endswith("python -m pytest -q -n auto")
+
+
+def test_ci_runs_the_readmes_test_command_verbatim():
+    """`.ci/run` writes the command out (so it plainly runs pytest) and that line is the README's."""
+    script = (REPO / ".ci" / "run").read_text().rstrip("\n").splitlines()
+    command = _block_after("<!-- test-command -->")
+    assert f'TEST_COMMAND="{command}"' in script
+    assert script[-1] == command  # the line that runs, last, so a failing test fails CI
