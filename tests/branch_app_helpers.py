@@ -92,3 +92,11 @@ async def review(pilot) -> str:
     """ctrl+s in the editor: the review dialog, once it says what will be sent."""
     await pilot.press("ctrl+s")
     return await until_text(pilot, "Send this branch?")
+
+
+async def send(pilot, steps_down: int = 0) -> None:
+    """Review the edit and send it (``steps_down`` times ``-`` first: a lower step limit)."""
+    await review(pilot)
+    for _ in range(steps_down):
+        await pilot.press("minus")
+    await pilot.press("enter")

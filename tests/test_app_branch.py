@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from app_helpers import REFUND, screen_text, settle
 from branch_app_helpers import (POLICY_DOWN, api_env, branch_app, checked, expected_request,  # noqa: F401
-                                open_editor, policy_error, type_text, until, until_text)
+                                open_editor, policy_error, send, type_text, until, until_text)
 from fake_messages_api_stream import Error, Turn, stream_api, text, tool_use  # noqa: F401
 
 from tui.app.screens.branch_dialogs import AnswerScreen
@@ -111,9 +111,7 @@ async def test_a_400_is_shown_in_the_apis_words_and_nothing_is_lost(api_env, tmp
     async with app.run_test(size=(120, 40)) as pilot:
         await open_editor(pilot)
         await policy_error(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        await pilot.press("enter")
+        await send(pilot)
         shown = await until_text(pilot, "the API answered 400")
         assert "invalid_request_error: messages.4.content.0: tool_result content is too spicy" in shown
         assert "the branch is saved up to message 4" in shown
@@ -147,9 +145,7 @@ async def test_escape_cancels_a_stalled_stream_and_the_file_keeps_only_complete_
     async with app.run_test(size=(120, 40)) as pilot:
         await open_editor(pilot)
         await policy_error(pilot)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        await pilot.press("enter")
+        await send(pilot)
         streaming = await until_text(pilot, "streaming …")
         await until(pilot, lambda: api_env.stalled.is_set(), what="the server to stall")
         streaming = await until_text(pilot, "Let me")  # part of the turn, as it arrived
@@ -164,14 +160,6 @@ async def test_escape_cancels_a_stalled_stream_and_the_file_keeps_only_complete_
     assert saved.messages[4]["content"][0]["content"] == POLICY_DOWN
 
 
-async def _send(pilot, steps_down: int = 0) -> None:
-    await pilot.press("ctrl+s")
-    await until_text(pilot, "Send this branch?")
-    for _ in range(steps_down):
-        await pilot.press("minus")
-    await pilot.press("enter")
-
-
 async def test_model_override_and_step_limit(api_env, tmp_path):
     api_env.add(Turn([tool_use("toolu_S1", "issue_refund", {"order_id": "4471", "amount_cents": 8900})], "tool_use"))
     app = branch_app(tmp_path)
@@ -182,7 +170,7 @@ async def test_model_override_and_step_limit(api_env, tmp_path):
         await pilot.press("enter")
         shown = await checked(pilot)
         assert "model claude-override-1" in shown and "✎ params · model, max_tokens" in shown
-        await _send(pilot, steps_down=9)  # a step limit of 1 model call
+        await send(pilot, steps_down=9)  # a step limit of 1 model call
         shown = await until_text(pilot, "stopped at the step limit after 1 model call")
         assert "up to 1 model calls" in shown
         path = app.screen.saved_path
@@ -208,7 +196,7 @@ async def test_api_failures_are_shown_and_nothing_is_lost(api_env, tmp_path, rep
     async with app.run_test(size=(140, 40)) as pilot:
         await open_editor(pilot)
         await policy_error(pilot)
-        await _send(pilot)
+        await send(pilot)
         shown = await until_text(pilot, expected)
         assert "the branch is saved up to message 4" in shown
         path = app.screen.saved_path
@@ -229,7 +217,7 @@ async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path,
         async with app.run_test(size=(140, 40)) as pilot:
             await open_editor(pilot)
             await policy_error(pilot)
-            await _send(pilot)
+            await send(pilot)
             shown = await until_text(pilot, "could not reach the API", timeout=60)
             assert "the branch is saved up to message 4" in shown
             path = app.screen.saved_path
@@ -261,7 +249,7 @@ async def test_recorded_then_an_error_result_then_a_call_left_unanswered(api_env
     async with app.run_test(size=(120, 50)) as pilot:
         await open_editor(pilot)
         await policy_error(pilot)
-        await _send(pilot)
+        await send(pilot)
         # E1 is the run's own call at message 5 (same tool, same input): its recorded result, no dialog
         await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the second call")
         assert app.screen.call.id == "toolu_E2"

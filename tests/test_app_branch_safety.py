@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app_helpers import screen_text, settle
-from branch_app_helpers import api_env, branch_app, checked, type_text, until, until_text  # noqa: F401
+from branch_app_helpers import api_env, branch_app, checked, send, type_text, until, until_text  # noqa: F401
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 from test_app_palette import SVG_CHROME, _coloured
 from test_app_untrusted import NASTY, _assert_clean, nasty_run  # noqa: F401
@@ -43,9 +43,7 @@ async def test_streamed_text_and_a_models_tool_call_never_reach_the_terminal(api
         await settle(pilot)
         await pilot.press("b")
         await checked(pilot)
-        await pilot.press("ctrl+s")  # no edit but the index: re-ask the model from message 4 as it was
-        await until_text(pilot, "Send this branch?")
-        await pilot.press("enter")
+        await send(pilot)  # no edit but the index: re-ask the model from message 4 as it was
         await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the manual resolver")
         await until_text(pilot, "get[bold]x[/bold]")
         _assert_clean(app, "the manual resolver's dialog")
@@ -73,9 +71,7 @@ async def test_no_color_keeps_the_editor_and_side_by_side_grey(api_env, tmp_path
         assert _coloured(app.export_screenshot()) <= SVG_CHROME
         await pilot.press("u")
         await checked(pilot)
-        await pilot.press("ctrl+s")
-        await until_text(pilot, "Send this branch?")
-        await pilot.press("enter")
+        await send(pilot)
         await until_text(pilot, "the model ended its turn")
         assert _coloured(app.export_screenshot()) <= SVG_CHROME
         await pilot.press("v")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 from app_helpers import REFUND, app_for, screen_text, settle
-from conftest import SAMPLES
 
 from tui.app.sources import load_recent
 from tui.app.screens.dialogs import HelpScreen

@@ -7,7 +7,6 @@ pictures do not depend on the machine; the session in the picker has a fixed tim
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest

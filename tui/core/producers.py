@@ -12,7 +12,6 @@ it breaks, that index is marked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from tui.core.run import Run
 
