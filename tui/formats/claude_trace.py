@@ -8,6 +8,7 @@ model call with its exact request and its timing; pairs are grouped into convers
 (Claude Code's main thread, its subagents, and side calls such as quota probes and title
 generation are separate conversations), the longest first. claude-trace only masks the
 middle of credential headers; headers are never kept, so none of it reaches the run.
+``turnscope record`` writes the same lines (and ``partial`` on an exchange that did not finish).
 """
 
 from __future__ import annotations
@@ -64,6 +65,15 @@ def _iso(seconds: Any) -> str | None:
 
 
 def _exchange(pair: dict[str, Any], line: int) -> Exchange:
+    exchange = _read_pair(pair, line)
+    partial = pair.get("partial")
+    if partial and exchange.message is not None:
+        # ``turnscope record`` marks an exchange that did not finish: its answer never reached the agent
+        exchange.message, exchange.error = None, f"the exchange is partial: {partial}"
+    return exchange
+
+
+def _read_pair(pair: dict[str, Any], line: int) -> Exchange:
     where = f"line {line}"
     request, response = pair["request"], pair.get("response")
     raw_body = request.get("body")
