@@ -151,27 +151,35 @@ async def main() -> None:
     tmp = tempfile.mkdtemp(prefix="bench-record-")
     recording = Path(tmp) / "bench.jsonl"
     direct = f"http://127.0.0.1:{port}"
-    recorder = None
+    recorders: list[subprocess.Popen] = []
+    loops = ["asyncio"]
     try:
         await wait_up(direct)
-        recorder = subprocess.Popen([sys.executable, "-m", "tui", "record", "-o", str(recording), "--upstream", direct],
-                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                    env={**os.environ, "PYTHONPATH": str(ROOT)})
-        proxied = recorder.stdout.readline().strip().split("=", 1)[1]
+        targets = {"direct": direct}
+        for loop in loops:
+            recorder = subprocess.Popen(
+                [sys.executable, "-m", "tui", "record", "-o", str(recording.with_name(f"{loop}.jsonl")),
+                 "--upstream", direct], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT)})
+            recorders.append(recorder)
+            targets[f"proxied ({loop})"] = recorder.stdout.readline().strip().split("=", 1)[1]
+        recorder = recorders[0]
+        proxied = targets["proxied (asyncio)"]
+        recording = recording.with_name("asyncio.jsonl")
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector, auto_decompress=False) as session:
-            for url in (direct, proxied):  # warm both paths (pools, imports)
+            for url in targets.values():  # warm every path (pools, imports)
                 for _ in range(5):
                     await one_call(session, url)
-            results = {"direct": ([], []), "proxied": ([], [])}
+            results = {name: ([], []) for name in targets}
             for _ in range(args.rounds):
-                for name, url in (("direct", direct), ("proxied", proxied)):
+                for name, url in targets.items():
                     ttfb, lags = await one_call(session, url)
                     results[name][0].append(ttfb)
                     results[name][1].extend(lags)
-            parallel = {"direct": [], "proxied": []}
+            parallel = {name: [] for name in targets}
             for _ in range(max(10, args.rounds // 8)):
-                for name, url in (("direct", direct), ("proxied", proxied)):
+                for name, url in targets.items():
                     done = await asyncio.gather(*(one_call(session, url) for _ in range(8)))
                     parallel[name].extend(t for t, _ in done)
             cpu0, rss = proc_cpu(recorder.pid), [proc_rss_mb(recorder.pid)]
@@ -182,27 +190,30 @@ async def main() -> None:
                     rss.append(proc_rss_mb(recorder.pid))
             cpu = proc_cpu(recorder.pid) - cpu0
             wall = time.monotonic() - wall0
-        recorder.send_signal(2)
-        recorder.wait(timeout=30)
+        for process in recorders:
+            process.send_signal(2)
+            process.wait(timeout=30)
         records = sum(1 for _ in recording.open("rb"))
     finally:
-        for process in (recorder, upstream):
+        for process in (*recorders, upstream):
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
     print(f"# turnscope record, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {args.rounds} streamed calls each way "
           f"(~{len(BODY) // 1024} KB body, {args.events} events 2 ms apart)")
-    d_t, p_t = results["direct"][0], results["proxied"][0]
-    d_e, p_e = results["direct"][1], results["proxied"][1]
-    print(f"TTFB ms        direct p50 {pct(d_t, .5):.2f} p95 {pct(d_t, .95):.2f} | proxied p50 {pct(p_t, .5):.2f} "
-          f"p95 {pct(p_t, .95):.2f} | added p50 {pct(p_t, .5) - pct(d_t, .5):+.2f} p95 {pct(p_t, .95) - pct(d_t, .95):+.2f}")
-    print(f"per event ms   direct p50 {pct(d_e, .5):.2f} p95 {pct(d_e, .95):.2f} | proxied p50 {pct(p_e, .5):.2f} "
-          f"p95 {pct(p_e, .95):.2f} | added p50 {pct(p_e, .5) - pct(d_e, .5):+.2f} p95 {pct(p_e, .95) - pct(d_e, .95):+.2f}")
-    d8, p8 = parallel["direct"], parallel["proxied"]
-    print(f"8 parallel TTFB ms  direct p50 {pct(d8, .5):.2f} p95 {pct(d8, .95):.2f} max {max(d8):.1f} | proxied p50 "
-          f"{pct(p8, .5):.2f} p95 {pct(p8, .95):.2f} max {max(p8):.1f} | p95 ratio {pct(p8, .95) / pct(d8, .95):.2f}x")
-    print(f"CPU per exchange    {cpu / args.exchanges * 1000:.2f} ms ({args.exchanges} streamed exchanges in {wall:.1f} s)")
+    d_t, d_e, d8 = results["direct"][0], results["direct"][1], parallel["direct"]
+    print(f"direct              TTFB p50 {pct(d_t, .5):.2f} p95 {pct(d_t, .95):.2f} | per event p50 {pct(d_e, .5):.2f} "
+          f"p95 {pct(d_e, .95):.2f} | 8 parallel TTFB p50 {pct(d8, .5):.2f} p95 {pct(d8, .95):.2f} max {max(d8):.1f}")
+    for name in targets:
+        if name == "direct":
+            continue
+        p_t, p_e, p8 = results[name][0], results[name][1], parallel[name]
+        print(f"{name:19} TTFB p50 {pct(p_t, .5):.2f} p95 {pct(p_t, .95):.2f} (added {pct(p_t, .5) - pct(d_t, .5):+.2f} / "
+              f"{pct(p_t, .95) - pct(d_t, .95):+.2f}) | per event p50 {pct(p_e, .5):.2f} p95 {pct(p_e, .95):.2f} (added "
+              f"{pct(p_e, .5) - pct(d_e, .5):+.2f} / {pct(p_e, .95) - pct(d_e, .95):+.2f}) | 8 parallel TTFB p50 "
+              f"{pct(p8, .5):.2f} p95 {pct(p8, .95):.2f} max {max(p8):.1f}, p95 {pct(p8, .95) / pct(d8, .95):.2f}x direct")
+    print(f"CPU per exchange (asyncio recorder)    {cpu / args.exchanges * 1000:.2f} ms ({args.exchanges} streamed exchanges in {wall:.1f} s)")
     print(f"recorder RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss)}")
     print(f"records written: {records}")
 
