@@ -32,6 +32,11 @@ def _is_pair(value: Any) -> bool:
         and ("url" in value["request"] or "body" in value["request"])
 
 
+def exchange_from_line(value: Any, line: int) -> Exchange | None:
+    """The exchange one parsed line holds, or None when the line is no request/response pair."""
+    return _exchange(value, line) if _is_pair(value) else None
+
+
 def sniff(doc: Document) -> int:
     if not doc.head.startswith(b"{"):
         return 0
