@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from tui.core import jsonio
 from tui.core.errors import LoadError
-from tui.core.run import LoadWarning, Run
+from tui.core.run import LoadWarning, ModelCall, Run
 from tui.formats import claude_trace, detect, formats, load_runs, messages
 from tui.formats.document import SKIPPED, Document, read_document
 from tui.formats.recorded.conversations import Grouping
@@ -77,6 +77,7 @@ class MessagesAppender:
         self.path = path
         self.header: dict[str, Any] | None = None
         self.messages: list[Any] = []
+        self.calls: list[ModelCall] = []  # one per assistant message, as the loader infers them
         self.warnings: list[LoadWarning] = []
 
     def feed(self, number: int, value: Any) -> None:
@@ -85,10 +86,13 @@ class MessagesAppender:
             return
         if not messages.is_message(value):
             self.warnings.append(LoadWarning("line is not a message (no role); kept as is", line=number))
+        elif value.get("role") == "assistant":
+            self.calls.append(ModelCall(message=len(self.messages)))
         self.messages.append(value)
 
     def runs(self) -> list[Run]:
-        return [messages.run_from(list(self.messages), self.path, self.header or {}, 0, 1, list(self.warnings))]
+        return [messages.run_from(list(self.messages), self.path, self.header or {}, 0, 1, list(self.warnings),
+                                  list(self.calls))]
 
 
 APPENDERS = {claude_trace.NAME: TraceAppender, messages.NAME: MessagesAppender}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core.errors import LoadError
-from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.core.run import RECONSTRUCTED, LoadWarning, ModelCall, Run, Source
 from tui.formats.document import Document
 from tui.formats.request import looks_openai
 
@@ -48,14 +48,16 @@ def sniff(doc: Document) -> int:
 
 
 def run_from(messages: list[Any], path: str, header: dict[str, Any], index: int, count: int,
-         warnings: list[LoadWarning]) -> Run:
+             warnings: list[LoadWarning], calls: list[ModelCall] | None = None) -> Run:
+    """The run of ``messages``; ``calls`` when the caller already knows them (follow mode keeps
+    them as lines arrive), else one per assistant message."""
     params = dict(header.get("params") or {})
     for key, value in header.items():
         if key not in ("system", "tools", "params"):
             params[key] = value
     return Run(messages=messages, system=header.get("system"), tools=header.get("tools"), params=params,
                source=Source(path=path, format=NAME, prefix=RECONSTRUCTED, run_index=index, run_count=count),
-               warnings=warnings)
+               warnings=warnings, calls=calls or [])
 
 
 def load(doc: Document) -> list[Run]:
