@@ -12,6 +12,7 @@ import http.client
 import json
 import signal
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -328,3 +329,23 @@ def test_two_recorders_never_write_one_file(seen_api, recorder, cli):
     second = cli("record", "-o", str(rec.output), "--upstream", seen_api.url, timeout=30)
     assert second.code == 2 and "another recorder is writing this file" in second.stderr
     rec.stop()
+
+
+def test_a_port_in_use_is_one_line_and_leaves_no_file(seen_api, cli, tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        out = tmp_path / "never.jsonl"
+        result = cli("record", "-o", str(out), "--upstream", seen_api.url, "--port", str(busy.getsockname()[1]),
+                     "--", sys.executable, "-c", "pass", timeout=30)
+    assert result.code == 2 and "cannot listen on 127.0.0.1:" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_an_existing_file_is_never_written_over(seen_api, cli, tmp_path):
+    out = tmp_path / "kept.jsonl"
+    out.write_bytes(b"somebody's data\n")
+    result = cli("record", "-o", str(out), "--upstream", seen_api.url, "--", sys.executable, "-c", "pass", timeout=30)
+    assert result.code == 2 and "already holds data" in result.stderr
+    assert out.read_bytes() == b"somebody's data\n"

@@ -68,11 +68,14 @@ def run(args: argparse.Namespace) -> int:
 
     recording = Recording(args.output) if args.output else Recording.default()
     try:
-        return asyncio.run(_record(Proxy(upstream, recording), command, args.listen, args.port))
-    finally:
-        recording.close()
-        n = recording.count
-        say(f"record: {n} exchange{'s' if n != 1 else ''} in {recording.path}")
+        status = asyncio.run(_record(Proxy(upstream, recording), command, args.listen, args.port))
+    except BaseException:
+        recording.close(discard_if_empty=True)  # nothing recorded: no empty file left behind
+        raise
+    recording.close()
+    n = recording.count
+    say(f"record: {n} exchange{'s' if n != 1 else ''} in {recording.path}")
+    return status
 
 
 def _note(text: str) -> None:
@@ -85,6 +88,7 @@ async def _record(proxy, command: list[str], listen: str, port: int) -> int:
     try:
         url = await proxy.start(listen, port)
     except OSError as exc:
+        await proxy.stop(grace=0)
         raise UsageError(f"cannot listen on {listen}:{port} ({exc.strerror or exc})") from None
     _note(f"recording to {proxy.recording.path}; forwarding to {safe_url(proxy.upstream)}")
     loop = asyncio.get_running_loop()

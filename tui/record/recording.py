@@ -230,7 +230,14 @@ class Recording:
             data = data[written:]
         self.count += 1
 
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)  # releases the lock
-            self._fd = -1
+    def close(self, discard_if_empty: bool = False) -> None:
+        """Release the file (and its lock); with ``discard_if_empty``, remove it if nothing was recorded."""
+        if self._fd < 0:
+            return
+        if discard_if_empty and self.count == 0 and os.fstat(self._fd).st_size == 0:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+        os.close(self._fd)  # releases the lock
+        self._fd = -1
