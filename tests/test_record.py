@@ -349,3 +349,16 @@ def test_an_existing_file_is_never_written_over(seen_api, cli, tmp_path):
     result = cli("record", "-o", str(out), "--upstream", seen_api.url, "--", sys.executable, "-c", "pass", timeout=30)
     assert result.code == 2 and "already holds data" in result.stderr
     assert out.read_bytes() == b"somebody's data\n"
+
+
+def test_the_record_keeps_every_header_but_credentials():
+    from tui.record.recording import kept_headers, safe_url
+
+    kept = kept_headers([("X-Api-Key", "k"), ("Authorization", "Bearer k"), ("Cookie", "c"), ("Set-Cookie", "s"),
+                         ("Proxy-Authorization", "p"), ("x-goog-api-key", "k"), ("X-Gateway-Token", "t"),
+                         ("anthropic-ratelimit-tokens-limit", "80000"), ("anthropic-beta", "a"),
+                         ("anthropic-beta", "b"), ("x-claude-code-session-id", "s1"), ("request-id", "req_1")])
+    assert kept == {"anthropic-ratelimit-tokens-limit": "80000", "anthropic-beta": "a, b",
+                    "x-claude-code-session-id": "s1", "request-id": "req_1"}
+    assert safe_url("https://user:pw@gw.example/v1/messages?beta=true&api_key=k") == \
+        "https://gw.example/v1/messages?beta=true&api_key=%5Bdropped%5D"

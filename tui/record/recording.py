@@ -15,8 +15,8 @@ string of the text (``body`` is then a string, which the loader parses), or as
 verbatim in ``body`` likewise, an event stream as its text in ``body_raw``.
 
 What is never written: credential headers (``x-api-key``, ``authorization``,
-``proxy-authorization``, cookies, ``set-cookie``, and any header whose name says key,
-token, secret or auth), credential-looking URL query parameters and userinfo, and
+``proxy-authorization``, cookies, ``set-cookie``, and any header with key, token, secret,
+auth or the like as a word of its name), credential-looking URL query parameters and userinfo, and
 credential fields in the request body's params (an MCP server's ``authorization_token``):
 a body that holds one is written without it and says so in ``request.redacted``.
 
@@ -47,8 +47,11 @@ from tui.formats.recorded.exchange import drop_credentials
 
 #: Header names never written, whatever their case.
 CREDENTIAL_HEADERS = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie", "set-cookie"})
-#: Any other header (or query parameter) whose name says it holds a credential.
-_CREDENTIAL_NAME = re.compile(r"api[-_]?key|token|secret|passw|auth|cookie|session|signature", re.I)
+#: Any other header (or query parameter) with one of these words in its name holds a credential
+#: (``x-gateway-token``, ``x-goog-api-key``, ``api_key``); ``anthropic-ratelimit-tokens-limit`` does not.
+_CREDENTIAL_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "auth", "authorization",
+                               "cookie", "credential", "credentials", "signature", "sig"})
+_WORD = re.compile(r"[-_.\s]+")
 #: Paths whose exchanges are recorded (the rest are forwarded only).
 _RECORDED = re.compile(r"/v1/messages(/count_tokens)?/?$")
 
@@ -62,7 +65,7 @@ def is_recorded(path: str) -> bool:
 
 def is_credential(name: str) -> bool:
     lower = name.lower()
-    return lower in CREDENTIAL_HEADERS or _CREDENTIAL_NAME.search(lower) is not None
+    return lower in CREDENTIAL_HEADERS or not _CREDENTIAL_WORDS.isdisjoint(_WORD.split(lower))
 
 
 def kept_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
