@@ -95,3 +95,23 @@ def test_a_format_without_an_appender_is_loaded_again_whole_when_it_grows(tmp_pa
     update = follower.poll()
     assert update.whole and update.added == 1
     _same(update.runs, load_runs(str(path)))
+
+
+def test_the_cursor_moves_on_only_from_the_end_and_unseen_counts_what_it_has_not_reached(tmp_path):
+    from tui.formats.follow import Following
+
+    lines = REFUND.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"".join(lines[:4]))  # header + 3 messages
+    following = Following(Follower(str(path)))
+    before = len(following.run.messages)
+    following.looked(before - 1)
+    assert following.unseen == 0
+    _grow(path, b"".join(lines[4:6]))
+    following.follower.poll()
+    assert following.cursor(before - 1, before) == before + 1  # last message -> the new last message
+    assert following.cursor(before, before) == before + 2  # the next request row stays the next request
+    assert following.cursor(0, before) == 0  # elsewhere: kept
+    assert following.unseen == 2
+    following.looked(before + 1)
+    assert following.unseen == 0

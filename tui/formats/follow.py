@@ -215,3 +215,38 @@ def _parses(tail: bytes) -> bool:
     except jsonio.FastDecodeError:
         return False
     return True
+
+
+class Following:
+    """What a viewer needs to follow one run of a file: the follower, where the cursor goes on an
+    update, and how many messages arrived that the user has not looked at yet.
+
+    Rows are the run's messages plus the next request (row ``total``), as in the stepper. The cursor
+    stays on its row, unless it was on the last message or the next request: then it moves on with
+    the run (as ``less +F`` does). A message counts as seen once the cursor has been on or past it.
+    """
+
+    def __init__(self, follower: Follower, run: int = 0):
+        self.follower = follower
+        self.run_index = run
+        self.on = True  # following (F turns it off and on)
+        self.seen = -1  # the furthest message index the cursor has been on
+
+    @property
+    def run(self) -> Run:
+        runs = self.follower.runs
+        return runs[min(self.run_index, len(runs) - 1)]
+
+    def looked(self, index: int) -> None:
+        self.seen = max(self.seen, min(index, len(self.run.messages) - 1))
+
+    @property
+    def unseen(self) -> int:
+        return max(0, len(self.run.messages) - 1 - self.seen)
+
+    def cursor(self, index: int, before: int) -> int:
+        """Where the cursor goes now the run has ``len(run.messages)`` messages, after ``before``."""
+        total = len(self.run.messages)
+        if index >= before - 1:  # on the last message or the next request: move on with the run
+            return max(0, total - (before - index))
+        return min(index, total)
