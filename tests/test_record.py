@@ -362,3 +362,20 @@ def test_the_record_keeps_every_header_but_credentials():
                     "x-claude-code-session-id": "s1", "request-id": "req_1"}
     assert safe_url("https://user:pw@gw.example/v1/messages?beta=true&api_key=k") == \
         "https://gw.example/v1/messages?beta=true&api_key=%5Bdropped%5D"
+
+
+def test_a_record_cut_by_a_kill_mid_write_costs_only_that_record(seen_api, recorder):
+    rec = recorder()
+    seen_api.add(Turn([text("one")]), Turn([text("two")]))
+    sdk = client(rec.url)
+    history = [{"role": "user", "content": "a"}]
+    first = sdk.messages.create(model="claude-fake-1", max_tokens=10, messages=history)
+    history += [{"role": "assistant", "content": first.content[0].text}, {"role": "user", "content": "b"}]
+    sdk.messages.create(model="claude-fake-1", max_tokens=10, messages=history)
+    rec.stop()
+    whole = rec.output.read_bytes()
+    cut = whole[: len(whole) - len(whole.splitlines()[-1]) // 2]  # the last write stopped half way
+    rec.output.write_bytes(cut)
+    (run,) = load_runs(str(rec.output))
+    assert len(run.calls) == 1 and run.messages[-1]["content"][0]["text"] == "one"
+    assert any(w.line == 2 for w in run.warnings)  # the cut line is named, not silently dropped
