@@ -10,10 +10,10 @@ from branch_app_helpers import (POLICY_DOWN, api_env, branch_app, checked, expec
                                 open_editor, policy_error, send, type_text, until, until_text)
 from fake_messages_api_stream import Error, Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
-from tui.app.screens.branch_review import ReviewScreen
-from tui.app.screens.branch_editor import BranchEditorScreen
-from tui.app.screens.branch_run import BranchRunScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
+from tui.app.screens.branch.review import ReviewScreen
+from tui.app.screens.branch.editor import BranchEditorScreen
+from tui.app.screens.branch.run import BranchRunScreen
 from tui.core.branch import store
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")

@@ -18,7 +18,7 @@ from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, 
 from conftest import REPO, run_cli
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.core.branch import patch as patches, runner, store
 from tui.core.branch.events import Finished, ToolCall
 from tui.core.branch.resolvers import PythonResolver
