@@ -214,8 +214,8 @@ def test_a_client_that_disconnects_cancels_the_upstream_and_leaves_a_partial_rec
     sdk = client(rec.url)
     with sdk.messages.with_streaming_response.create(model="claude-fake-1", max_tokens=10, stream=True,
                                                      messages=[{"role": "user", "content": "hi"}]) as response:
-        first = next(response.iter_bytes())
-        assert b"message_start" in first
+        chunks = response.iter_bytes()  # held: a dropped iterator would close the stream at once
+        assert b"message_start" in next(chunks)
         assert seen_api.stalled.wait(10)
     # the client is gone: the recorder must hang up on the upstream, not wait for its answer
     assert _hung_up(seen_api.connections[0])
