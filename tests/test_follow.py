@@ -115,3 +115,17 @@ def test_the_cursor_moves_on_only_from_the_end_and_unseen_counts_what_it_has_not
     assert following.unseen == 2
     following.looked(before + 1)
     assert following.unseen == 0
+
+
+def test_the_run_followed_is_the_same_conversation_when_another_becomes_the_longest(tmp_path):
+    from tui.formats.follow import Following
+
+    lines = TRACE.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "rec.jsonl"
+    path.write_bytes(lines[0])  # the quota probe alone: run 0
+    following = Following(Follower(str(path)), 0)
+    probe = following.run.messages[0]
+    _grow(path, b"".join(lines[1:]))
+    following.follower.poll()
+    assert following.follower.runs[0].messages[0] != probe  # the longest run is another one now
+    assert following.run.messages[0] == probe and following.run_index > 0

@@ -231,10 +231,21 @@ class Following:
         self.run_index = run
         self.on = True  # following (F turns it off and on)
         self.seen = -1  # the furthest message index the cursor has been on
+        first = self._runs()[min(run, len(self._runs()) - 1)]
+        # A file's runs are ordered longest first, and that order can change as it grows: the run
+        # followed is the one that starts as this one does, wherever it is now.
+        self._start = (first.messages[:1], first.system)
+
+    def _runs(self) -> list[Run]:
+        return self.follower.runs
 
     @property
     def run(self) -> Run:
-        runs = self.follower.runs
+        runs = self._runs()
+        for k, run in enumerate(runs):
+            if (run.messages[:1], run.system) == self._start:
+                self.run_index = k
+                return run
         return runs[min(self.run_index, len(runs) - 1)]
 
     def looked(self, index: int) -> None:
