@@ -10,6 +10,7 @@ body) run in workers and come back as messages.
 from __future__ import annotations
 
 import os
+import time
 
 from rich.text import Text
 from textual import getters, on
@@ -25,12 +26,14 @@ from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
 from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
 from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions
 from tui.app.widgets.account_view import AccountView
+from tui.app.widgets.follow_watch import FollowStarted, FollowWatch
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.safe import one_line
+from tui.formats.follow import Following
 
 VIEWS = ("request", "raw", "account", "problems", "tokens")
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
@@ -71,12 +74,16 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     problems = getters.query_one("#problems", ProblemsView)
     tokens_view = getters.query_one("#tokens", TokensView)
 
-    def __init__(self, view: RunView, at: int = 0, view_name: str = "request") -> None:
+    def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
+                 following: Following | None = None) -> None:
         super().__init__()
         self.view = view
         self.index = max(0, min(at, view.rows - 1))
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
+        self.following = following  # follow mode: the file is watched and the run grows (F)
+        self._checked_at = 0.0
+        self._recheck = None
 
     def compose(self) -> ComposeResult:
         # The header, tabs and status lines get their text now, and the screen its breakpoint
@@ -96,6 +103,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
                     yield TokensView(self.view, id="tokens")
         yield Static(self.status_text(), id="status")
         yield Footer()
+        if self.following is not None:
+            yield FollowWatch(self.following)
 
     def on_mount(self) -> None:
         self.message_list.focus()
@@ -122,6 +131,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     def go_to(self, index: int) -> None:
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
+        if self.following is not None:
+            self.following.looked(self.index)
         self.hold_analyses()  # background work waits while the user steps
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
@@ -172,6 +183,12 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
         text.append(f" ({one_line(source.format)})")
+        following = self.following
+        if following is not None and following.on:
+            text.append(" · ")
+            text.append("following", "bold reverse")
+            if following.unseen:
+                text.append(f" · {following.unseen} new", "bold")
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
 
@@ -260,4 +277,62 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         if found is not None:
             self.go_to(found)
         self.describe_status()
+        self.refresh_bindings()
+
+    # -- follow mode (``tui.formats.follow`` holds the logic) ----------------------------
+
+    def on_follow_watch_updated(self, event: FollowWatch.Updated) -> None:
+        """More of the file arrived: the run grows under the cursor, which moves on only from the end."""
+        assert self.following is not None
+        before = self.view.total
+        self.view.grow(self.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        if event.update.notice:
+            self.notify(one_line(event.update.notice), title="Following", severity="warning", markup=False)
+        index = self.following.cursor(self.index, before)
+        if index != self.index or event.update.reloaded or self.index >= self.view.total:
+            self.go_to(index)
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self._check_again()
+
+    def on_follow_watch_failed(self, event: FollowWatch.Failed) -> None:
+        self.notify(one_line(event.problem), title="Following", severity="error", markup=False)
+
+    def _check_again(self) -> None:
+        """The grammar check again once the file is quiet for a moment, and at least every 10 seconds."""
+        if self._recheck is not None:
+            self._recheck.stop()
+        if time.monotonic() - self._checked_at > 10:
+            self._checked_at = time.monotonic()
+            self.check_run()
+        else:
+            self._recheck = self.set_timer(2.0, self._check_now)
+
+    def _check_now(self) -> None:
+        self._checked_at = time.monotonic()
+        self.check_run()
+
+    def action_follow(self, on: bool) -> None:
+        """F: follow the file (and go to its end, as ``less +F``), or stop following."""
+        if self.following is None:
+            self.notify("reading the file to follow it …", title="Following", markup=False, timeout=2)
+            self.start_following()
+            return
+        self.following.on = on
+        if on:
+            self.go_to(self.view.total - 1)
+            self.query_one(FollowWatch).poll_now()
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self.refresh_bindings()
+
+    def on_follow_started(self, event: FollowStarted) -> None:
+        self.following = event.following
+        self.mount(FollowWatch(event.following))
+        self.view.grow(event.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        self.go_to(self.view.total - 1)
         self.refresh_bindings()

@@ -15,6 +15,14 @@ from textual.widget import Widget
 from tui.core.errors import LoadError, UsageError
 from tui.formats.follow import Following, Update
 
+class FollowStarted(Message):
+    """F on a run opened without ``--follow``: the file is read again and followed from now on."""
+
+    def __init__(self, following: Following) -> None:
+        super().__init__()
+        self.following = following
+
+
 #: Seconds between polls: new lines show within a second of being written.
 INTERVAL = 0.5
 
