@@ -47,7 +47,7 @@ async def test_appended_messages_arrive_the_cursor_stays_and_the_end_is_followed
         assert await _until(pilot, lambda: screen.view.total == 7)
         assert screen.index == 0  # the cursor stays where the user is
         text = screen_text(app)
-        assert "following · 2 new" in text and "message 0 of 7" in text
+        assert "following · 2 new · message 0 of 7" in text
         assert "[6]" in text or " 6 " in text  # the new rows are in the list
         await pilot.press("F")  # stop following
         await pilot.pause(0.2)

@@ -57,7 +57,7 @@ STEPPER_BINDINGS = [
     Binding("y", "copy", "Copy", id="stepper.copy"),
     Binding("c", "copy", "Copy", show=False, id="stepper.copy.alt"),
     Binding("escape", "back", "Back to the list", show=False, id="stepper.back"),
-    Binding("F", "follow(False)", "Following: F stops", id="stepper.follow"),
+    Binding("F", "follow(False)", "Following", id="stepper.follow"),
     Binding("F", "follow(True)", "Follow the file", show=False, id="stepper.follow.start"),
 ]
 

@@ -82,6 +82,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
         self.following = following  # follow mode: the file is watched and the run grows (F)
+        if following is not None:
+            following.looked(self.index)
         self._checked_at = 0.0
         self._recheck = None
 
@@ -165,6 +167,10 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         run = view.run
         source = run.source
         text = Text()
+        following = self.following
+        if following is not None and following.on:  # first: it must show at 80 columns too
+            text.append("following", "bold reverse")
+            text.append(f" · {following.unseen} new · " if following.unseen else " · ", "bold")
         if n >= view.total:
             text.append(f"next request after {view.total} messages", "bold")
         else:
@@ -183,12 +189,6 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
         text.append(f" ({one_line(source.format)})")
-        following = self.following
-        if following is not None and following.on:
-            text.append(" · ")
-            text.append("following", "bold reverse")
-            if following.unseen:
-                text.append(f" · {following.unseen} new", "bold")
         text.no_wrap, text.overflow = True, "ellipsis"
         return text
 
