@@ -91,3 +91,31 @@ async def test_f_follows_a_file_opened_without_follow(tmp_path):
         assert await _until(pilot, lambda: "following" in screen_text(app))
         _grow(path, json.dumps({"role": "assistant", "content": "more"}).encode() + b"\n")
         assert await _until(pilot, lambda: screen.view.total == 4 and screen.index == 3)
+
+
+async def test_the_picker_marks_a_session_written_in_the_last_minute_live_and_opens_it_following(tmp_path):
+    import os
+    import time
+
+    project = tmp_path / "claude" / "projects" / "-home-me-shop"
+    project.mkdir(parents=True)
+    records = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+                "message": {"role": "user", "content": "Why does the refund test fail?"}},
+               {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+                "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "Let me look."}]}}]
+    live = project / "8f2c1a55-0000-4000-8000-000000000001.jsonl"
+    live.write_text("".join(json.dumps(r) + "\n" for r in records))
+    old = project / "8f2c1a55-0000-4000-8000-000000000002.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in records))
+    an_hour_ago = time.time() - 3600
+    os.utime(old, (an_hour_ago, an_hour_ago))
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(130, 40)) as pilot:
+        assert await _until(pilot, lambda: "8f2c1a55" in screen_text(app))
+        rows = [line for line in screen_text(app).splitlines() if "8f2c1a55" in line]
+        assert len(rows) == 2 and "live" in rows[0] and "live" not in rows[1]  # newest first
+        picker = app.screen
+        option = next(k for k, e in picker.entries.items() if e.path == str(live))
+        picker.options.highlighted = picker.options.get_option_index(option)
+        await pilot.press("enter")
+        assert await _until(pilot, lambda: "following" in screen_text(app))

@@ -98,7 +98,7 @@ class TurnscopeApp(App):
 
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:
-        self.load(event.path, event.run)
+        self.load(event.path, event.run, event.follow)
 
     @on(RunListScreen.Picked)
     def _picked(self, event: RunListScreen.Picked) -> None:
@@ -116,9 +116,15 @@ class TurnscopeApp(App):
     # -- workers -------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="load")
-    def load(self, path: str, run: int | None) -> None:
+    def load(self, path: str, run: int | None, follow: bool = False) -> None:
         try:
-            runs = load_runs(path, **self.load_options)
+            if follow:
+                follower = Follower(path, **self.load_options)
+                runs = follower.runs
+                self.followers[path] = follower
+            else:
+                self.followers.pop(path, None)
+                runs = load_runs(path, **self.load_options)
             if run is not None and not 0 <= run < len(runs):
                 raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)}")
         except LoadError as exc:
