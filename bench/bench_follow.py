@@ -11,6 +11,11 @@ For each, ``Follower.poll()`` runs once a second after the line is appended; its
 (``time.process_time``) is reported (p50, p95, max), beside the CPU of loading the same file
 again whole (what a follower without an appender does, and the only other way to see the
 new line). Target: under 50 ms of CPU per update.
+
+Then the stepper in a real terminal (``bench_stepper.Term``, a pty): ``python -m tui RUN``
+and ``python -m tui RUN --follow --at 0`` while a line a second is appended, interleaved,
+each stepped ``--steps`` times with j once the grammar check is on screen; key to frame,
+p50/p95. Target: steps as fast while following as without.
 """
 
 from __future__ import annotations
@@ -90,6 +95,8 @@ def main() -> None:
     parser.add_argument("--size", default="100MB")
     parser.add_argument("--updates", type=int, default=20)
     parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
     size = _size(args.size)
     folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
@@ -117,6 +124,40 @@ def main() -> None:
         print(f"{name} ({mb:.0f} MB): CPU per update p50 {pct(costs, .5):.2f} ms, p95 {pct(costs, .95):.2f} ms, "
               f"max {max(costs):.2f} ms | loading it again whole {reload:.0f} ms ({reload / statistics.median(costs):.0f}x) "
               f"| first load {opened:.0f} ms")
+    steps(run, line, args)
+
+
+def steps(path: Path, line: str, args: argparse.Namespace) -> None:
+    import threading
+
+    from bench_stepper import Term
+
+    def stepped(follow: bool) -> list[float]:
+        stop = threading.Event()
+
+        def writer() -> None:
+            while not stop.wait(1.0):
+                with open(path, "a") as out:
+                    out.write(line)
+
+        term = Term([sys.executable, "-m", "tui", str(path), *(["--follow", "--at", "0"] if follow else [])])
+        thread = threading.Thread(target=writer, daemon=True)
+        try:
+            term.until("message 0 of ", timeout=300)
+            term.until("error", timeout=300)  # the grammar check is on screen
+            thread.start()
+            return [term.key(b"j", f"message {n} of ") * 1000 for n in range(1, args.steps + 1)]
+        finally:
+            stop.set()
+            term.close()
+
+    results: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.repeat):
+        for follow in (False, True):
+            results[follow] += stepped(follow)
+    for follow, times in results.items():
+        print(f"stepper {'following' if follow else 'not following'} a {path.stat().st_size / 1e6:.0f} MB run growing "
+              f"a line a second: step p50 {pct(times, .5):.1f} ms, p95 {pct(times, .95):.1f} ms")
 
 
 if __name__ == "__main__":
