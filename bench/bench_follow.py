@@ -97,6 +97,7 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--steps-only", action="store_true", help="only the stepper in a pty")
     args = parser.parse_args()
     size = _size(args.size)
     folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
@@ -118,6 +119,9 @@ def main() -> None:
 
     print(f"# follow, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {args.updates} updates, "
           f"{args.interval:g} s apart")
+    if args.steps_only:
+        steps(run, line, args)
+        return
     for name, path, grow in (("message-per-line run", run, lambda k: line), ("recording", rec, next_exchange)):
         costs, opened, reload = follow(path, grow, args.updates, args.interval)
         mb = path.stat().st_size / 1e6
