@@ -1,0 +1,404 @@
+"""OpenAI Codex CLI session rollouts, and OpenAI Responses API request bodies and input lists.
+
+A rollout (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``, or under ``$CODEX_HOME``) is JSON
+lines ``{"timestamp", "type", "payload"}``: ``session_meta`` first (the session's instructions:
+``base_instructions.text``, or the older ``instructions`` string, become the system prompt),
+``turn_context`` (model and reasoning effort), ``response_item`` (the model-visible history,
+converted by ``tui.formats.responses``), ``event_msg`` (what the UI showed) and ``compacted``.
+
+- Model calls are delimited by the ``token_count`` events written right after each call's
+  outputs; the call's usage is the event's ``last_token_usage`` (a repeated event with the same
+  totals is the same call). Without them (a trimmed file) a call ends where the next input starts,
+  and model and usage are unknown: said so.
+- ``event_msg`` repeats what the response items hold (``user_message``, ``agent_message``,
+  ``agent_reasoning``): counted once. A user prompt that exists only as an ``event_msg`` is kept.
+- A ``compacted`` line starts a new run: the model saw its ``replacement_history`` (or the summary
+  message) and what followed, not the lines before it; the part before is a further run.
+- Tool schemas and sampling params are not recorded (as in a Claude Code transcript): every prefix
+  is reconstructed, and each run says so.
+
+A Responses request body (``input`` plus ``instructions``, ``tools``, params) and a bare ``input``
+list load the same way; a ``previous_response_id`` names history kept on OpenAI's server, not in
+the file, and a warning says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.core.errors import LoadError
+from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.formats.document import Document
+from tui.formats.responses import KNOWN_TYPES, Builder, is_output, tools_of, usage_of
+
+NAME = "codex"
+DESCRIPTION = "OpenAI Codex CLI session rollout (~/.codex/sessions), or a Responses API request body / input list"
+
+ROLLOUT_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+ROLLOUT_NOTE = ("Codex rollout: no tool schemas or sampling params were recorded, so every prefix is reconstructed "
+                "from the response items, converted from the Responses format (attach schemas with --tools)")
+BODY_NOTE = ("converted from an OpenAI Responses request: function_call items became tool_use blocks, their outputs "
+             "tool_result blocks, instructions the system prompt; prefixes are reconstructed")
+_PARAMS = {"model": "model", "max_output_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p",
+           "metadata": "metadata"}
+
+
+def _is_rollout_line(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") in ROLLOUT_TYPES and isinstance(value.get("payload"), dict)
+
+
+def _near_miss(value: Any) -> str | None:
+    """What a first line that is almost a rollout line lacks, or None."""
+    if not isinstance(value, dict) or value.get("type") not in ROLLOUT_TYPES:
+        return None
+    if "payload" not in value:
+        return f"line 1 is a {value['type']!r} line without its 'payload' object"
+    return f"line 1 is a {value['type']!r} line whose 'payload' is not an object"
+
+
+def _is_item(value: Any) -> bool:
+    """A Responses item with a shape of its own (a plain role/content message is the chat loader's too)."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("type") in KNOWN_TYPES and value.get("type") != "message":
+        return True
+    content = value.get("content")
+    return isinstance(value.get("role"), str) and isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "input_image") for p in content)
+
+
+def _responses_shape(value: Any) -> str | None:
+    if isinstance(value, dict) and "messages" not in value and "turnscope" not in value:
+        items = value.get("input")
+        if isinstance(items, list) and (any(_is_item(i) for i in items) or "instructions" in value):
+            return "body"
+        if isinstance(items, str) and ("instructions" in value or "max_output_tokens" in value):
+            return "body"
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value) and any(map(_is_item, value)):
+        return "input"
+    return None
+
+
+def sniff(doc: Document) -> int:
+    head = doc.head
+    if head.startswith(b"{"):
+        lines = doc.first_lines(2) or [doc.first_line()]
+        first = lines[0] if lines else None
+        if _is_rollout_line(first):
+            return 95 if first.get("type") == "session_meta" else 85
+        if doc.is_json_lines():
+            return 5 if _near_miss(first) else 0
+        if b'"input"' in head:
+            return 70 if _responses_shape(doc.json_or_none()) else 0
+        return 0
+    if head.startswith(b"["):
+        return 70 if _responses_shape(doc.json_or_none()) else 0
+    return 0
+
+
+def load(doc: Document) -> list[Run]:
+    if doc.head.startswith(b"["):
+        value = doc.json()
+        if not isinstance(value, list):
+            raise LoadError(doc.path, "not a Responses input list", 1, 1)
+        return [_from_body({"input": value}, doc.path)]
+    first = doc.first_lines(1) or [doc.first_line()]
+    first_value = first[0] if first else None
+    if not _is_rollout_line(first_value) and doc.is_json_lines():
+        raise LoadError(doc.path, "not a Codex rollout: " + (_near_miss(first_value) or "the first line is not "
+                        '{"timestamp", "type": "session_meta", "payload": {...}}'), 1, 1)
+    if not _is_rollout_line(first_value) and not doc.is_json_lines():
+        value = doc.json()
+        if not isinstance(value, dict) or not isinstance(value.get("input"), (list, str)):
+            raise LoadError(doc.path, "not a Codex rollout or a Responses request: a rollout's first line is "
+                                      '{"type": "session_meta", "payload": {...}}, a request body needs an '
+                                      "'input' list", 1, 1)
+        return [_from_body(value, doc.path)]
+    return _Rollout(doc).runs()
+
+
+# -- rollouts ----------------------------------------------------------------------------
+
+
+class _Segment:
+    """The part of a rollout between compactions: one run."""
+
+    def __init__(self, start: int, facts: dict[str, Any]) -> None:
+        self.builder = Builder(call_facts=facts)
+        self.start = start
+        self.compacted_at: int | None = None
+        self.prompt: str | None = None
+
+
+class _Rollout:
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.meta: dict[str, Any] = {}
+        self.instructions: Any = None
+        self.model: str | None = None
+        self.effort: str | None = None
+        self.facts: dict[str, Any] = {}
+        self.warnings: list[LoadWarning] = []
+        self.skipped: dict[str, int] = {}
+        self.usage_events = 0
+        self.turn_contexts = 0
+        self.from_events = 0
+
+    def runs(self) -> list[Run]:
+        doc = self.doc
+        lines = doc.lines()
+        user_texts, agent_texts = _texts(lines)
+        segments = [_Segment(1, self.facts)]
+        last_total: Any = None
+        started: str | None = None
+        for number, line in lines:
+            if not isinstance(line, dict):
+                self._skip("line that is not an object")
+                continue
+            kind, payload = line.get("type"), line.get("payload")
+            if not isinstance(payload, dict):
+                self._skip(f"{kind} line without a payload")
+                continue
+            segment = segments[-1]
+            builder = segment.builder
+            if kind == "session_meta":
+                self._session(payload, number)
+            elif kind == "turn_context":
+                self.turn_contexts += 1
+                self._turn(payload)
+            elif kind == "response_item":
+                item_type = payload.get("type")
+                if item_type == "ghost_snapshot":
+                    self._skip("ghost_snapshot (a git snapshot the harness took, not model-visible)")
+                    continue
+                if item_type == "compaction":
+                    self._skip("compaction item (the encrypted summary of a compacted history)")
+                    continue
+                if not builder.in_call and is_output(payload):
+                    started = line.get("timestamp") if isinstance(line.get("timestamp"), str) else None
+                    self.facts["started"] = started
+                builder.add(payload)
+                if segment.prompt is None and payload.get("role") == "user":
+                    segment.prompt = _prompt(payload.get("content"))
+            elif kind == "event_msg":
+                event = payload.get("type")
+                if event == "token_count":
+                    info = payload.get("info")
+                    if not isinstance(info, dict):
+                        continue
+                    total = info.get("total_token_usage")
+                    if total is not None and total == last_total:
+                        continue  # the same call's count, written again
+                    last_total = total
+                    self.usage_events += 1
+                    usage = usage_of(info.get("last_token_usage"))
+                    call = builder.end_call(usage=usage)
+                    if call is None and builder.calls and builder.calls[-1].usage is None:
+                        builder.calls[-1].usage = usage  # the call was closed by the input after it
+                elif event == "user_message":
+                    text = payload.get("message")
+                    if isinstance(text, str) and text.strip() and text.strip() not in user_texts:
+                        self.from_events += 1
+                        builder.input({"type": "message", "role": "user",
+                                       "content": [{"type": "input_text", "text": text}]})
+                        if segment.prompt is None:
+                            segment.prompt = text
+                elif event == "agent_message":
+                    text = payload.get("message")
+                    if isinstance(text, str) and text.strip() and text.strip() not in agent_texts:
+                        self.from_events += 1
+                        builder.output({"type": "message", "role": "assistant",
+                                        "content": [{"type": "output_text", "text": text}]})
+            elif kind == "compacted":
+                segments.append(self._compacted(payload, number))
+            else:
+                self._skip(f"{kind!r} line")
+        return self._runs(segments)
+
+    def _skip(self, kind: str) -> None:
+        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
+    def _session(self, payload: dict[str, Any], number: int) -> None:
+        if self.meta:
+            self.warnings.append(LoadWarning("a second session_meta line (a resumed or forked session); the first "
+                                             "one's instructions are kept", line=number))
+            return
+        for key, name in (("id", "session_id"), ("cli_version", "codex_version"), ("originator", "originator"),
+                          ("model_provider", "model_provider"), ("cwd", "cwd"), ("forked_from_id", "forked_from")):
+            if isinstance(payload.get(key), str):
+                self.meta[name] = payload[key]
+        base = payload.get("base_instructions")
+        if isinstance(base, dict) and isinstance(base.get("text"), str):
+            self.instructions = base["text"]
+        elif isinstance(payload.get("instructions"), str):
+            self.instructions = payload["instructions"]
+
+    def _turn(self, payload: dict[str, Any]) -> None:
+        if isinstance(payload.get("model"), str):
+            self.model = payload["model"]
+            self.facts["model"] = self.model
+        effort = payload.get("effort")
+        mode = payload.get("collaboration_mode")
+        if not isinstance(effort, str) and isinstance(mode, dict) and isinstance(mode.get("settings"), dict):
+            effort = mode["settings"].get("reasoning_effort")
+        if isinstance(effort, str):
+            self.effort = effort
+
+    def _compacted(self, payload: dict[str, Any], number: int) -> _Segment:
+        segments_end = _Segment(number, self.facts)
+        segments_end.compacted_at = number
+        history = payload.get("replacement_history")
+        builder = segments_end.builder
+        if isinstance(history, list):
+            for item in history:
+                builder.add(item)
+        elif isinstance(payload.get("message"), str):
+            builder.input({"type": "message", "role": "user",
+                           "content": [{"type": "input_text", "text": payload["message"]}]})
+        return segments_end
+
+    def _runs(self, segments: list[_Segment]) -> list[Run]:
+        doc = self.doc
+        common: list[LoadWarning] = []
+        if not self.usage_events:
+            common.append(LoadWarning("no token_count events: model calls are read from the item order alone "
+                                      "and their usage is unknown"))
+        if not self.turn_contexts:
+            common.append(LoadWarning("no turn_context lines: the model is unknown"))
+        if self.from_events:
+            common.append(LoadWarning(f"{self.from_events} message(s) kept from event_msg lines (no response_item "
+                                      "holds them)"))
+        if self.skipped:
+            kinds = ", ".join(f"{n} {k}" for k, n in self.skipped.items())
+            common.append(LoadWarning(f"left out, not sent to the model: {kinds}"))
+        runs = []
+        count = len(segments)
+        for k, segment in enumerate(reversed(segments)):
+            builder = segment.builder
+            builder.end_call()
+            builder.finish()
+            if not builder.messages:
+                continue
+            system = "\n\n".join(([self.instructions] if isinstance(self.instructions, str) else []) + builder.system)
+            warnings = [LoadWarning(ROLLOUT_NOTE)]
+            if segment.compacted_at is not None:
+                warnings.append(LoadWarning("the session was compacted here: this run starts from the replacement "
+                                            "history, which is all the model saw of what came before",
+                                            line=segment.compacted_at))
+            warnings += [LoadWarning(n) for n in builder.notes]
+            if k == 0:
+                warnings += common + doc.line_warnings
+            meta = dict(self.meta)
+            if self.effort:
+                meta["reasoning_effort"] = self.effort
+            title = _title(segment.prompt)
+            if k > 0 and count > 1:
+                where = segments[count - 1 - k + 1].compacted_at
+                title = f"before the compaction at line {where}: {title or '(no prompt text)'}"
+            runs.append(Run(messages=builder.messages, calls=builder.calls, system=system or None,
+                            params={"model": self.model} if self.model else {}, warnings=warnings, meta=meta,
+                            source=Source(path=doc.path, format=NAME, prefix=RECONSTRUCTED, title=title)))
+        for k, run in enumerate(runs):
+            run.source.run_index, run.source.run_count = k, len(runs)
+        return runs
+
+
+def _texts(lines: list[tuple[int, Any]]) -> tuple[set[str], set[str]]:
+    """The texts of every user and assistant message item, to know an event_msg that repeats one."""
+    users: set[str] = set()
+    agents: set[str] = set()
+    for _, line in lines:
+        payload = line.get("payload") if isinstance(line, dict) and line.get("type") == "response_item" else None
+        if not isinstance(payload, dict) or payload.get("type") != "message":
+            continue
+        target = users if payload.get("role") == "user" else agents if payload.get("role") == "assistant" else None
+        if target is None:
+            continue
+        content = payload.get("content")
+        parts = content if isinstance(content, list) else [{"text": content}]
+        joined = "".join(p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+        target.add(joined.strip())
+        for p in parts:
+            if isinstance(p, dict) and isinstance(p.get("text"), str):
+                target.add(p["text"].strip())
+    return users, agents
+
+
+def _prompt(content: Any) -> str | None:
+    """The first words the user wrote, skipping the context Codex sends as user messages."""
+    parts = content if isinstance(content, list) else [{"text": content}]
+    for part in parts:
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(text, str) and text.strip() and not text.lstrip().startswith(("<", "# AGENTS.md")):
+            return text
+    return None
+
+
+def _title(prompt: str | None) -> str | None:
+    if not prompt:
+        return None
+    words = " ".join(prompt.split())
+    return words if len(words) <= 80 else words[:79] + "…"
+
+
+# -- request bodies and input lists ------------------------------------------------------
+
+
+def _from_body(body: dict[str, Any], path: str) -> Run:
+    builder = Builder()
+    items = body.get("input")
+    if isinstance(items, str):
+        builder.input({"type": "message", "role": "user", "content": items})
+    else:
+        for item in items:
+            builder.add(item)
+    builder.finish()
+    instructions = body.get("instructions")
+    system_parts = ([instructions] if isinstance(instructions, str) and instructions else []) + builder.system
+    warnings = [LoadWarning(BODY_NOTE)] + [LoadWarning(n) for n in builder.notes]
+    if len(system_parts) > 1:
+        warnings.append(LoadWarning("instructions and the leading system message(s) joined into one system prompt"))
+    tools, tool_notes = tools_of(body.get("tools"))
+    warnings += [LoadWarning(n) for n in tool_notes]
+    params, dropped = _params(body)
+    if dropped:
+        warnings.append(LoadWarning("Responses params with no Anthropic equivalent left out: " + ", ".join(dropped)))
+    previous = body.get("previous_response_id")
+    if isinstance(previous, str) and previous:
+        warnings.append(LoadWarning(f"this request continues response {previous} (previous_response_id): the "
+                                    "history before it is kept on OpenAI's server, not in this file, so the run "
+                                    "starts partway"))
+    return Run(messages=builder.messages, calls=builder.calls, system="\n\n".join(system_parts) or None,
+               tools=tools, params=params, warnings=warnings,
+               source=Source(path=path, format=NAME, prefix=RECONSTRUCTED))
+
+
+def _params(body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    params: dict[str, Any] = {}
+    dropped = []
+    for key, value in body.items():
+        if key in ("input", "instructions", "tools", "previous_response_id"):
+            continue
+        if key in _PARAMS:
+            params[_PARAMS[key]] = value
+        elif key == "tool_choice":
+            choice = _tool_choice(value, body.get("parallel_tool_calls"))
+            if choice is not None:
+                params["tool_choice"] = choice
+            else:
+                dropped.append(key)
+        elif key != "parallel_tool_calls":
+            dropped.append(key)
+    return params, dropped
+
+
+def _tool_choice(value: Any, parallel: Any) -> dict[str, Any] | None:
+    if isinstance(value, str):
+        choice = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}.get(value)
+    elif isinstance(value, dict) and value.get("type") in ("function", "custom") and isinstance(value.get("name"), str):
+        choice = {"type": "tool", "name": value["name"]}
+    else:
+        choice = None
+    if choice is not None and parallel is False and choice["type"] != "none":
+        choice["disable_parallel_tool_use"] = True
+    return choice
