@@ -1,4 +1,4 @@
-"""Where the run picker finds runs: the bundled samples, recent runs, and Claude Code sessions.
+"""Where the run picker finds runs: the bundled samples, recent runs, Claude Code and Codex sessions.
 
 Recent runs are kept in turnscope's state directory (``recent.json``, written atomically);
 a damaged or unreadable file counts as empty (it is only a convenience) and is replaced
@@ -9,6 +9,9 @@ Claude Code keeps one JSONL file per session under ``~/.claude/projects/<project
 with the first words the user wrote and a message count read from the file (user turns
 plus distinct assistant messages, side chains left out), and opens them through
 ``tui.formats.open_run`` like any other file. Scanning runs in the picker's worker.
+
+Codex CLI keeps one rollout per session under ``~/.codex/sessions/YYYY/MM/DD/`` (``$CODEX_HOME/sessions``
+when that is set); they are listed the same way, newest first.
 """
 
 from __future__ import annotations
@@ -172,4 +175,55 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
         label = f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{count} messages · {one_line(words or '(no user text)')}",
                          when=path.stat().st_mtime))
+    return out
+
+
+def codex_sessions(home: Path | None = None) -> Path:
+    if home is not None:
+        return home / "sessions"
+    configured = os.environ.get("CODEX_HOME")
+    return Path(configured) / "sessions" if configured else Path.home() / ".codex" / "sessions"
+
+
+def describe_rollout(path: Path) -> tuple[int, str]:
+    """(message count, first words the user wrote) of a Codex rollout: user and assistant message items,
+    and the first prompt (a user message that is not the context Codex sends ahead of it)."""
+    with open(path, "rb") as handle:
+        data = handle.read(SCAN_BYTES)
+    count, words = 0, ""
+    for line in data.split(b"\n"):
+        if b'"message"' not in line and b'"user_message"' not in line:
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if not isinstance(payload, dict):
+            continue
+        if payload.get("type") == "message" and payload.get("role") in ("user", "assistant"):
+            count += 1
+        elif payload.get("type") == "user_message" and not words and isinstance(payload.get("message"), str):
+            words = " ".join(payload["message"].split())[:100]
+    return count, words
+
+
+def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+    sessions = codex_sessions(home)
+    try:
+        files = [p for p in sessions.glob("*/*/*/rollout-*.jsonl") if p.is_file()]
+        stamps = {p: p.stat().st_mtime for p in files}
+    except OSError:
+        return []
+    files.sort(key=stamps.__getitem__, reverse=True)
+    out = []
+    for path in files[:limit]:
+        try:
+            count, words = describe_rollout(path)
+        except OSError as exc:
+            out.append(Entry("codex", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
+            continue
+        label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
+        out.append(Entry("codex", str(path), one_line(label),
+                         f"{count} messages · {one_line(words or '(no user text)')}", when=stamps[path]))
     return out

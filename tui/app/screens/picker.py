@@ -1,4 +1,4 @@
-"""The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code sessions.
+"""The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code and Codex sessions.
 
 The lists are gathered in a worker (session files are read to count their messages) and
 shown in one ``OptionList`` with a heading per section. Enter posts ``RunChosen``; the app
@@ -20,11 +20,15 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import events, palette
-from tui.app.sources import SAMPLES, Entry, claude_entries, claude_projects, recent_entries, sample_entries
+from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, codex_entries, recent_entries,
+                             sample_entries)
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
-SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions"}
+SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions",
+            "codex": "Codex sessions (codex format, reconstructed prefixes)"}
+#: Sections left out when they find nothing (most machines have no Codex sessions).
+OPTIONAL = ("codex",)
 
 
 def _when(stamp: float | None) -> str:
@@ -78,7 +82,8 @@ class PickerScreen(Screen):
 
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home)
+        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) \
+            + codex_entries()
         self.post_message(self.Scanned(entries))
 
     def on_picker_screen_scanned(self, event: Scanned) -> None:
@@ -86,6 +91,8 @@ class PickerScreen(Screen):
         self.entries.clear()
         for section, heading in SECTIONS.items():
             found = [e for e in event.entries if e.section == section]
+            if not found and section in OPTIONAL:
+                continue
             width = min(max((len(e.label) for e in found), default=0), 40)
             options.append(Option(Text(heading, palette.HEADING), disabled=True))
             if not found:
