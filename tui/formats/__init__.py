@@ -28,6 +28,7 @@ FORMAT_MODULES = [
     "tui.formats.claude_code",
     "tui.formats.openai",
     "tui.formats.codex",
+    "tui.formats.inspect_log",
 ]
 
 _loaded: list[ModuleType] | None = None
