@@ -29,7 +29,8 @@ from typing import Any
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
 from tui.formats.document import Document
-from tui.formats.responses import KNOWN_TYPES, Builder, is_output, tools_of, usage_of
+from tui.formats.converted import responses_request
+from tui.formats.responses import KNOWN_TYPES, Builder, is_output, usage_of
 
 NAME = "codex"
 DESCRIPTION = "OpenAI Codex CLI session rollout (~/.codex/sessions), or a Responses API request body / input list"
@@ -39,8 +40,6 @@ ROLLOUT_NOTE = ("Codex rollout: no tool schemas or sampling params were recorded
                 "from the response items, converted from the Responses format (attach schemas with --tools)")
 BODY_NOTE = ("converted from an OpenAI Responses request: function_call items became tool_use blocks, their outputs "
              "tool_result blocks, instructions the system prompt; prefixes are reconstructed")
-_PARAMS = {"model": "model", "max_output_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p",
-           "metadata": "metadata"}
 
 
 def _is_rollout_line(value: Any) -> bool:
@@ -345,60 +344,9 @@ def _title(prompt: str | None) -> str | None:
 
 
 def _from_body(body: dict[str, Any], path: str) -> Run:
-    builder = Builder()
-    items = body.get("input")
-    if isinstance(items, str):
-        builder.input({"type": "message", "role": "user", "content": items})
-    else:
-        for item in items:
-            builder.add(item)
-    builder.finish()
-    instructions = body.get("instructions")
-    system_parts = ([instructions] if isinstance(instructions, str) and instructions else []) + builder.system
-    warnings = [LoadWarning(BODY_NOTE)] + [LoadWarning(n) for n in builder.notes]
-    if len(system_parts) > 1:
-        warnings.append(LoadWarning("instructions and the leading system message(s) joined into one system prompt"))
-    tools, tool_notes = tools_of(body.get("tools"))
-    warnings += [LoadWarning(n) for n in tool_notes]
-    params, dropped = _params(body)
-    if dropped:
-        warnings.append(LoadWarning("Responses params with no Anthropic equivalent left out: " + ", ".join(dropped)))
-    previous = body.get("previous_response_id")
-    if isinstance(previous, str) and previous:
-        warnings.append(LoadWarning(f"this request continues response {previous} (previous_response_id): the "
-                                    "history before it is kept on OpenAI's server, not in this file, so the run "
-                                    "starts partway"))
-    return Run(messages=builder.messages, calls=builder.calls, system="\n\n".join(system_parts) or None,
-               tools=tools, params=params, warnings=warnings,
+    converted, builder, notes = responses_request(body)
+    warnings = [LoadWarning(BODY_NOTE)] + [LoadWarning(n) for n in notes]
+    params = {k: v for k, v in converted.items() if k not in ("system", "tools", "messages")}
+    return Run(messages=builder.messages, calls=builder.calls, system=converted.get("system"),
+               tools=converted.get("tools"), params=params, warnings=warnings,
                source=Source(path=path, format=NAME, prefix=RECONSTRUCTED))
-
-
-def _params(body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    params: dict[str, Any] = {}
-    dropped = []
-    for key, value in body.items():
-        if key in ("input", "instructions", "tools", "previous_response_id"):
-            continue
-        if key in _PARAMS:
-            params[_PARAMS[key]] = value
-        elif key == "tool_choice":
-            choice = _tool_choice(value, body.get("parallel_tool_calls"))
-            if choice is not None:
-                params["tool_choice"] = choice
-            else:
-                dropped.append(key)
-        elif key != "parallel_tool_calls":
-            dropped.append(key)
-    return params, dropped
-
-
-def _tool_choice(value: Any, parallel: Any) -> dict[str, Any] | None:
-    if isinstance(value, str):
-        choice = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}.get(value)
-    elif isinstance(value, dict) and value.get("type") in ("function", "custom") and isinstance(value.get("name"), str):
-        choice = {"type": "tool", "name": value["name"]}
-    else:
-        choice = None
-    if choice is not None and parallel is False and choice["type"] != "none":
-        choice["disable_parallel_tool_use"] = True
-    return choice

@@ -29,8 +29,8 @@ from typing import Any, Iterator
 from tui.core import jsonio
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run
-from tui.formats import openai as openai_format
 from tui.formats.chat.convert import convert
+from tui.formats.converted import chat_answer, chat_request
 from tui.formats.document import Document
 from tui.formats.recorded.conversations import build_runs
 from tui.formats.recorded.exchange import Exchange, drop_credentials
@@ -41,8 +41,6 @@ DESCRIPTION = "Inspect AI eval log (.json, or the .eval zip archive)"
 
 ATTACHMENT = "attachment://"
 _SAMPLE = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
-_STOPS = {"stop": "end_turn", "tool_calls": "tool_use", "max_tokens": "max_tokens", "model_length": "max_tokens",
-          "content_filter": "refusal"}
 CONVERTED = ("converted from {provider}'s requests (the OpenAI chat format) as the openai loader converts them: "
              "prefixes are reconstructed, not what was sent")
 FROM_INPUT = ("no model call recorded its request: the prefixes are the model events' input messages, converted "
@@ -364,15 +362,7 @@ def _anthropic(model: str, request: dict[str, Any]) -> bool:
 
 
 def _converted_body(messages: list[Any], request: dict[str, Any]) -> dict[str, Any]:
-    converted = convert(messages)
-    params, _ = openai_format._params({k: v for k, v in request.items() if k != "extra_headers"})
-    body: dict[str, Any] = dict(params)
-    if converted.system is not None:
-        body["system"] = converted.system
-    tools = openai_format._tools(request.get("tools"))
-    if tools:
-        body["tools"] = tools
-    body["messages"] = converted.messages
+    body, _ = chat_request({**request, "messages": messages})
     return body
 
 
@@ -383,21 +373,11 @@ def _answer(output: dict[str, Any], response: Any) -> dict[str, Any] | None:
     message = choice.get("message")
     if not isinstance(message, dict):
         return None
-    converted = convert(_chat([message]))
-    turn = next((m for m in converted.messages if m.get("role") == "assistant"), None)
-    if turn is None:
-        return None
-    content = turn["content"] if isinstance(turn["content"], list) else [{"type": "text", "text": turn["content"]}] \
-        if turn["content"] else []
-    answer: dict[str, Any] = {"role": "assistant", "content": content}
-    stop = choice.get("stop_reason")
-    if isinstance(stop, str) and stop in _STOPS:
-        answer["stop_reason"] = _STOPS[stop]
-    if isinstance(output.get("model"), str):
-        answer["model"] = output["model"]
     usage = response.get("usage") if isinstance(response, dict) and isinstance(response.get("usage"), dict) else None
-    answer["usage"] = usage if usage is not None else _usage(output.get("usage"))
-    return answer
+    stop = choice.get("stop_reason")
+    return chat_answer(_chat([message])[0], {"tool_calls": "tool_calls", "max_tokens": "length",
+                                             "model_length": "length"}.get(stop, stop),
+                       usage if usage is not None else _usage(output.get("usage")), output.get("model"))
 
 
 def _usage(usage: Any) -> dict[str, Any] | None:
