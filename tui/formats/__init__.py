@@ -29,6 +29,7 @@ FORMAT_MODULES = [
     "tui.formats.openai",
     "tui.formats.codex",
     "tui.formats.inspect_log",
+    "tui.formats.har",
 ]
 
 _loaded: list[ModuleType] | None = None
