@@ -60,6 +60,9 @@ def sniff(doc: Document) -> int:
 
 
 def load(doc: Document) -> list[Run]:
+    if doc.is_json_lines():
+        raise LoadError(doc.path, "not a HAR file: it is JSON lines (a HAR file is one JSON object with "
+                                  "log.entries)", 1, 1)
     value = doc.json()
     if not _is_har(value):
         log = value.get("log") if isinstance(value, dict) else None

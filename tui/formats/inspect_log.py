@@ -111,6 +111,9 @@ def load(doc: Document) -> list[Run]:
 
 
 def _json_log(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any]], list[str]]:
+    if doc.is_json_lines():
+        raise LoadError(doc.path, "not an Inspect eval log: it is JSON lines (a log is one JSON object with "
+                                  "'version', 'eval' and 'status', or a .eval zip archive)", 1, 1)
     value = doc.json()
     if not _is_log(value):
         missing = [k for k in ("version", "eval", "status") if k not in value] if isinstance(value, dict) else []
