@@ -24,11 +24,12 @@ the file, and a warning says so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
-from tui.formats.document import Document
+from tui.core import jsonio
+from tui.formats.document import SKIPPED, Document
 from tui.formats.converted import responses_request
 from tui.formats.responses import KNOWN_TYPES, Builder, is_output, usage_of
 
@@ -145,12 +146,23 @@ class _Rollout:
 
     def runs(self) -> list[Run]:
         doc = self.doc
-        lines = doc.lines()
-        user_texts, agent_texts = _texts(lines)
         segments = [_Segment(1, self.facts)]
         last_total: Any = None
-        started: str | None = None
-        for number, line in lines:
+        seen_user: set[str] = set()
+        seen_agent: set[str] = set()
+        pending: list[tuple[str, str]] = []  # (role, text) of event_msg messages no response item held yet
+
+        def flush(builder: Builder) -> None:
+            for role, text in pending:
+                self.from_events += 1
+                if role == "user":
+                    builder.input({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+                else:
+                    builder.output({"type": "message", "role": "assistant",
+                                    "content": [{"type": "output_text", "text": text}]})
+            pending.clear()
+
+        for number, line in _lines(doc):
             if not isinstance(line, dict):
                 self._skip("line that is not an object")
                 continue
@@ -160,12 +172,7 @@ class _Rollout:
                 continue
             segment = segments[-1]
             builder = segment.builder
-            if kind == "session_meta":
-                self._session(payload, number)
-            elif kind == "turn_context":
-                self.turn_contexts += 1
-                self._turn(payload)
-            elif kind == "response_item":
+            if kind == "response_item":
                 item_type = payload.get("type")
                 if item_type == "ghost_snapshot":
                     self._skip("ghost_snapshot (a git snapshot the harness took, not model-visible)")
@@ -173,11 +180,23 @@ class _Rollout:
                 if item_type == "compaction":
                     self._skip("compaction item (the encrypted summary of a compacted history)")
                     continue
-                if not builder.in_call and is_output(payload):
-                    started = line.get("timestamp") if isinstance(line.get("timestamp"), str) else None
-                    self.facts["started"] = started
-                builder.add(payload)
-                if segment.prompt is None and payload.get("role") == "user":
+                role = payload.get("role")
+                if item_type == "message" and role in ("user", "assistant"):
+                    texts = _message_texts(payload.get("content"))
+                    (seen_user if role == "user" else seen_agent).update(texts)
+                    if pending:
+                        pending[:] = [p for p in pending if not (p[0] == role and p[1].strip() in texts)]
+                output = is_output(payload)
+                if pending and (output or pending[0][0] == "assistant"):
+                    flush(builder)
+                if output:
+                    if not builder.in_call:
+                        stamp = line.get("timestamp")
+                        self.facts["started"] = stamp if isinstance(stamp, str) else None
+                    builder.output(payload)
+                else:
+                    builder.input(payload)
+                if segment.prompt is None and role == "user":
                     segment.prompt = _prompt(payload.get("content"))
             elif kind == "event_msg":
                 event = payload.get("type")
@@ -189,29 +208,34 @@ class _Rollout:
                     if total is not None and total == last_total:
                         continue  # the same call's count, written again
                     last_total = total
+                    if pending:
+                        flush(builder)
                     self.usage_events += 1
                     usage = usage_of(info.get("last_token_usage"))
                     call = builder.end_call(usage=usage)
                     if call is None and builder.calls and builder.calls[-1].usage is None:
                         builder.calls[-1].usage = usage  # the call was closed by the input after it
-                elif event == "user_message":
+                elif event in ("user_message", "agent_message"):
                     text = payload.get("message")
-                    if isinstance(text, str) and text.strip() and text.strip() not in user_texts:
-                        self.from_events += 1
-                        builder.input({"type": "message", "role": "user",
-                                       "content": [{"type": "input_text", "text": text}]})
-                        if segment.prompt is None:
+                    role = "user" if event == "user_message" else "assistant"
+                    if isinstance(text, str) and text.strip() and \
+                            text.strip() not in (seen_user if role == "user" else seen_agent):
+                        if pending and pending[-1][0] != role:
+                            flush(builder)
+                        pending.append((role, text))
+                        if role == "user" and segment.prompt is None:
                             segment.prompt = text
-                elif event == "agent_message":
-                    text = payload.get("message")
-                    if isinstance(text, str) and text.strip() and text.strip() not in agent_texts:
-                        self.from_events += 1
-                        builder.output({"type": "message", "role": "assistant",
-                                        "content": [{"type": "output_text", "text": text}]})
+            elif kind == "turn_context":
+                self.turn_contexts += 1
+                self._turn(payload)
+            elif kind == "session_meta":
+                self._session(payload, number)
             elif kind == "compacted":
+                flush(builder)
                 segments.append(self._compacted(payload, number))
             else:
                 self._skip(f"{kind!r} line")
+        flush(segments[-1].builder)
         return self._runs(segments)
 
     def _skip(self, kind: str) -> None:
@@ -302,25 +326,46 @@ class _Rollout:
         return runs
 
 
-def _texts(lines: list[tuple[int, Any]]) -> tuple[set[str], set[str]]:
-    """The texts of every user and assistant message item, to know an event_msg that repeats one."""
-    users: set[str] = set()
-    agents: set[str] = set()
-    for _, line in lines:
-        payload = line.get("payload") if isinstance(line, dict) and line.get("type") == "response_item" else None
-        if not isinstance(payload, dict) or payload.get("type") != "message":
-            continue
-        target = users if payload.get("role") == "user" else agents if payload.get("role") == "assistant" else None
-        if target is None:
-            continue
-        content = payload.get("content")
-        parts = content if isinstance(content, list) else [{"text": content}]
-        joined = "".join(p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
-        target.add(joined.strip())
-        for p in parts:
-            if isinstance(p, dict) and isinstance(p.get("text"), str):
-                target.add(p["text"].strip())
-    return users, agents
+def _message_texts(content: Any) -> set[str]:
+    """The texts of a message item (each part, and all parts joined), stripped: an event_msg repeating
+    one of them is the same message."""
+    parts = content if isinstance(content, list) else [{"text": content}]
+    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    found = {t.strip() for t in texts}
+    found.add("".join(texts).strip())
+    return found
+
+
+#: How an event line starts (after its timestamp), and the events the loader reads: the others (command
+#: output the response items hold too, UI notices) are most of a rollout's bytes.
+_EVENT = b'"type":"event_msg","payload":{"type":"'
+_USED_EVENTS = (b"token_count", b"user_message", b"agent_message")
+
+
+def _lines(doc: Document) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` of the lines the loader reads: event lines it has no use for are known by
+    their opening bytes and never parsed, nor is a token_count line that repeats the one before it byte
+    for byte; a line that does not parse is a warning naming it (``Document.bad_line``)."""
+    parse, error = jsonio.fast_loads, jsonio.FastDecodeError
+    previous = b""
+    for number, raw in enumerate(doc.data.split(b"\n"), 1):
+        at = raw.find(_EVENT, 0, 120)
+        if at >= 0:
+            start = at + len(_EVENT)
+            kind = raw[start:raw.find(b'"', start, start + 40)]
+            if kind not in _USED_EVENTS:
+                continue
+            if kind == b"token_count":
+                if raw == previous:
+                    continue
+                previous = raw
+        try:
+            value = parse(raw)
+        except error:
+            value = doc.bad_line(raw, number)
+            if value is SKIPPED:
+                continue
+        yield number, value
 
 
 def _prompt(content: Any) -> str | None:

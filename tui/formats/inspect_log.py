@@ -202,8 +202,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
         if kind != "model":
             continue
         serial += 1
-        event = _resolve(event, attachments)
-        exchange, how = _exchange(event, pool, call_pool, f"{label}, model event {serial}")
+        exchange, how = _exchange(event, pool, call_pool, f"{label}, model event {serial}", attachments)
         kinds.add(how)
         side = in_scorer_step > 0 or event.get("span_id") in scorer_spans
         (scorer if side else agent).append(exchange)
@@ -215,6 +214,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
     side_runs = build_runs(scorer, path, NAME) if scorer else []
     for run in runs + side_runs:
         _mark(run, kinds, provider)
+        _resolve_run(run, attachments)
     main = runs[0] if runs else None
     if main is not None:
         _finish(main, sample, status, label, header)
@@ -300,6 +300,42 @@ def _resolve(value: Any, attachments: dict[str, Any]) -> Any:
     return value
 
 
+def _resolve_run(run: Run, attachments: dict[str, Any]) -> None:
+    """Attachments put back into what the run keeps, once: grouping compared the requests with their
+    references in place (the same reference is the same text), so no request is walked whole."""
+    if not attachments:
+        return
+    run.messages[:] = [_resolve(m, attachments) for m in run.messages]
+    run.system = _resolve(run.system, attachments)
+    run.tools = _resolve(run.tools, attachments)
+    run.params = _resolve(run.params, attachments)
+    for call in run.calls:
+        if call.response is not None:
+            call.response = _resolve(call.response, attachments)
+        request = call.request
+        if request is not None:
+            request.replaced = {i: _resolve(m, attachments) for i, m in request.replaced.items()}
+            request.system = _resolve(request.system, attachments)
+            request.tools = _resolve(request.tools, attachments)
+            request.params = _resolve(request.params, attachments)
+
+
+def _arguments_resolved(messages: list[Any], attachments: dict[str, Any]) -> list[Any]:
+    """Chat messages whose tool-call ``arguments`` strings are attachments, resolved before they are
+    parsed (everything else is resolved in the built run)."""
+    if not attachments:
+        return messages
+    out = []
+    for message in messages:
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        if isinstance(calls, list) and any(isinstance(c, dict) and isinstance(c.get("function"), dict) and
+                                           str(c["function"].get("arguments", "")).startswith(ATTACHMENT)
+                                           for c in calls):
+            message = {**message, "tool_calls": _resolve(calls, attachments)}
+        out.append(message)
+    return out
+
+
 def _ranges(refs: Any, pool: list[Any]) -> list[Any] | None:
     if not isinstance(refs, list):
         return None
@@ -310,7 +346,8 @@ def _ranges(refs: Any, pool: list[Any]) -> list[Any] | None:
     return out
 
 
-def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], where: str) -> tuple[Exchange, str]:
+def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], where: str,
+              attachments: dict[str, Any]) -> tuple[Exchange, str]:
     """The model event as an exchange, and how its request was had: exact, converted or input."""
     model = event.get("model") if isinstance(event.get("model"), str) else ""
     inputs = event.get("input")
@@ -337,7 +374,7 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
             exchange.request_id = response.get("id") if isinstance(response.get("id"), str) else None
     elif isinstance(messages, list):
         how = "converted"
-        exchange.body = _converted_body(messages, request)
+        exchange.body = _converted_body(_arguments_resolved(messages, attachments), request)
     else:
         how = "input"
         exchange.body = _converted_body(_chat(inputs if isinstance(inputs, list) else []),
