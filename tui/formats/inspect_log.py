@@ -40,6 +40,11 @@ NAME = "inspect"
 DESCRIPTION = "Inspect AI eval log (.json, or the .eval zip archive)"
 
 ATTACHMENT = "attachment://"
+#: Where a chat-form exchange keeps its request's params and tools until the run is converted.
+RAW = "__inspect_request__"
+#: Inspect's stop reasons under their Anthropic names.
+_STOPS = {"stop": "end_turn", "tool_calls": "tool_use", "max_tokens": "max_tokens", "model_length": "max_tokens",
+          "content_filter": "refusal"}
 _SAMPLE = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
 CONVERTED = ("converted from {provider}'s requests (the OpenAI chat format) as the openai loader converts them: "
              "prefixes are reconstructed, not what was sent")
@@ -213,7 +218,11 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
     runs = build_runs(agent, path, NAME) if agent else []
     side_runs = build_runs(scorer, path, NAME) if scorer else []
     for run in runs + side_runs:
+        notes: list[str] = []
+        if RAW in run.params:
+            _convert_run(run, attachments, notes)
         _mark(run, kinds, provider)
+        run.warnings += [LoadWarning(n) for n in notes]
         _resolve_run(run, attachments)
     main = runs[0] if runs else None
     if main is not None:
@@ -374,23 +383,71 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
             exchange.request_id = response.get("id") if isinstance(response.get("id"), str) else None
     elif isinstance(messages, list):
         how = "converted"
-        exchange.body = _converted_body(_arguments_resolved(messages, attachments), request)
+        exchange.body = {"messages": messages, RAW: {k: v for k, v in request.items() if k != "messages"}}
     else:
         how = "input"
-        exchange.body = _converted_body(_chat(inputs if isinstance(inputs, list) else []),
-                                        {"tools": _inspect_tools(event.get("tools"))})
+        raw = {"tools": _inspect_tools(event.get("tools"))}
         if isinstance(model, str) and model:
-            exchange.body.setdefault("model", model.split("/", 1)[-1])
-    exchange.dropped = drop_credentials(exchange.body)
+            raw["model"] = model.split("/", 1)[-1]
+        exchange.body = {"messages": _chat(inputs if isinstance(inputs, list) else []), RAW: raw}
+    exchange.dropped = drop_credentials(exchange.body if how == "exact" else exchange.body[RAW])
     if event.get("error"):
         exchange.error = str(event["error"])[:200]
         return exchange, how
     exchange.status = 200
-    if exchange.message is None:
+    if how != "exact":
+        exchange.message = _raw_answer(output, call.get("response"))
+    elif exchange.message is None:
         exchange.message = _answer(output, call.get("response"))
     if exchange.message is None:
         exchange.error = "the model event holds no output message"
     return exchange, how
+
+
+def _raw_answer(output: dict[str, Any], response: Any) -> dict[str, Any] | None:
+    """The output message in the chat form the requests hold (converted with the whole run, once),
+    with the call's usage, stop reason and model."""
+    choices = output.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        return None
+    answer: dict[str, Any] = {"role": "assistant", "content": _chat([message])[0]}
+    stop = _STOPS.get(choice.get("stop_reason"))
+    if stop is not None:
+        answer["stop_reason"] = stop
+    if isinstance(output.get("model"), str):
+        answer["model"] = output["model"]
+    usage = response.get("usage") if isinstance(response, dict) and isinstance(response.get("usage"), dict) else None
+    answer["usage"] = usage if usage is not None else _usage(output.get("usage"))
+    return answer
+
+
+def _convert_run(run: Run, attachments: dict[str, Any], notes_out: list[str]) -> None:
+    """A run grouped from chat-form requests, converted once: the messages (the last request and its answer)
+    become Anthropic messages and each call points at its answer's new index."""
+    raw = [m["content"] if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("content"), dict)
+           else m for m in run.messages]
+    request = run.params.get(RAW) if isinstance(run.params.get(RAW), dict) else {}
+    body, notes = chat_request({**request, "messages": _arguments_resolved(raw, attachments)})
+    notes_out += notes
+    converted = body.pop("messages")
+    raw_answers = [i for i, m in enumerate(raw) if isinstance(m, dict) and m.get("role") == "assistant"]
+    new_answers = [i for i, m in enumerate(converted) if isinstance(m, dict) and m.get("role") == "assistant"]
+    where = dict(zip(raw_answers, new_answers))
+    for call in run.calls:
+        if call.message in where:
+            call.message = where[call.message]
+        else:  # a call that produced nothing: the index its answer would have had
+            later = [where[i] for i in raw_answers if i >= call.message]
+            call.message = later[0] if later else len(converted)
+        call.request, call.response = None, None
+    run.messages[:] = converted
+    run.system = body.pop("system", None)
+    run.tools = body.pop("tools", None)
+    run.params = body
+    run.order, run.prefill = None, False
+    run.calls_changed()
 
 
 def _anthropic(model: str, request: dict[str, Any]) -> bool:
@@ -399,11 +456,6 @@ def _anthropic(model: str, request: dict[str, Any]) -> bool:
         return True
     messages = request.get("messages")
     return provider in ("bedrock", "vertex") and "claude" in model and not looks_openai(messages)
-
-
-def _converted_body(messages: list[Any], request: dict[str, Any]) -> dict[str, Any]:
-    body, _ = chat_request({**request, "messages": messages})
-    return body
 
 
 def _answer(output: dict[str, Any], response: Any) -> dict[str, Any] | None:
