@@ -17,7 +17,7 @@ from tui.core import jsonio
 from tui.formats import openai as openai_format
 from tui.formats.chat.convert import convert
 from tui.formats.recorded.sse import events
-from tui.formats.responses import Builder, tools_of
+from tui.formats.responses import Builder, tools_of, usage_of
 
 #: OpenAI finish reasons under their Anthropic names.
 STOPS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",
@@ -192,8 +192,6 @@ def responses_answer(response: Any) -> dict[str, Any] | None:
     if isinstance(response.get("model"), str):
         answer["model"] = response["model"]
     if isinstance(response.get("usage"), dict):
-        from tui.formats.responses import usage_of
-
         answer["usage"] = usage_of(response["usage"])
     return answer
 

@@ -95,9 +95,7 @@ def load(doc: Document) -> list[Run]:
     samples_runs: list[Run] = []
     sides: list[Run] = []
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
-    count = 0
     for sample in samples:
-        count += 1
         main, more = _sample_runs(doc.path, sample, header, status)
         if main is not None:
             samples_runs.append(main)
@@ -190,7 +188,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
     events = events if isinstance(events, list) else []
     pool = sample.get("message_pool") if isinstance(sample.get("message_pool"), list) else []
     call_pool = sample.get("call_pool") if isinstance(sample.get("call_pool"), list) else []
-    label = _label(sample, status)
+    label = _label(sample)
     scorer_spans = _scorer_spans(events)
     agent: list[Exchange] = []
     scorer: list[Exchange] = []
@@ -211,7 +209,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
         kinds.add(how)
         side = in_scorer_step > 0 or event.get("span_id") in scorer_spans
         (scorer if side else agent).append(exchange)
-    provider = _provider(header, sample)
+    provider = _provider(header)
     if not agent and not scorer:
         run = _from_messages(path, _resolve(sample.get("messages"), attachments), label)
         return _finish(run, sample, status, label, header), []
@@ -243,7 +241,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
     return main, sides
 
 
-def _label(sample: dict[str, Any], status: str) -> str:
+def _label(sample: dict[str, Any]) -> str:
     return f"sample {sample.get('id')} epoch {sample.get('epoch', 1)}"
 
 
@@ -287,7 +285,7 @@ def _scorer_spans(events: list[Any]) -> set[Any]:
     return out
 
 
-def _provider(header: dict[str, Any], sample: dict[str, Any]) -> str:
+def _provider(header: dict[str, Any]) -> str:
     evalspec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     model = evalspec.get("model") if isinstance(evalspec.get("model"), str) else ""
     return model.split("/", 1)[0] or "the provider"
