@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from loader_helpers import round_trip, same_run
+from tui.core import native
 from tui.core.errors import LoadError
 from tui.core.grammar import check_run
 from tui.core.prefix import request_at
@@ -107,6 +108,7 @@ def test_scorer_model_calls_are_side_calls_listed_after_the_samples(realruns):
 def _anthropic_eval(tmp_path, with_call=True):
     system = "You are a careful assistant."
     body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "attachment://aaa",
+            "extra_headers": {"x-irid": "abc", "x-api-key": "sk-ant-api03-PLANTED-inspect-0000"},
             "tools": [{"name": "lookup", "description": "d", "input_schema": {"type": "object", "properties": {}}}],
             "messages": [{"role": "user", "content": "What is the refund policy?"}]}
     answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
@@ -145,7 +147,10 @@ def _anthropic_eval(tmp_path, with_call=True):
         archive.writestr("samples/refund_epoch_1.json", orjson.dumps(sample))
     path = tmp_path / "anthropic.eval"
     path.write_bytes(buffer.getvalue())
-    return path, dict(body, system=system), dict(second, system=system)
+    def sent(request):  # the body as POSTed: the SDK sends extra_headers as headers
+        return {k: v for k, v in dict(request, system=system).items() if k != "extra_headers"}
+
+    return path, sent(body), sent(second)
 
 
 def test_an_anthropic_call_is_the_exact_request_attachments_resolved_and_not_extracted(tmp_path, monkeypatch):
@@ -163,6 +168,8 @@ def test_an_anthropic_call_is_the_exact_request_attachments_resolved_and_not_ext
                                             {"input_tokens": 80, "output_tokens": 4}]
     assert run.calls[0].duration_ms == 1500.0 and run.calls[1].request_id == "msg_2"
     assert _errors(run) == []
+    assert any("SDK options" in w.text and "extra_headers" in w.text for w in run.warnings)
+    assert b"PLANTED" not in native.dumps([run])
 
 
 def test_without_a_recorded_call_the_input_messages_are_the_reconstructed_prefix(tmp_path):

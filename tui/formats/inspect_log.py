@@ -42,6 +42,8 @@ DESCRIPTION = "Inspect AI eval log (.json, or the .eval zip archive)"
 ATTACHMENT = "attachment://"
 #: Where a chat-form exchange keeps its request's params and tools until the run is converted.
 RAW = "__inspect_request__"
+#: Keys Inspect records beside an Anthropic request that the SDK takes as options, not body fields.
+_SDK_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 #: Inspect's stop reasons under their Anthropic names.
 _STOPS = {"stop": "end_turn", "tool_calls": "tool_use", "max_tokens": "max_tokens", "model_length": "max_tokens",
           "content_filter": "refusal"}
@@ -374,7 +376,11 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
     messages = request.get("messages") if request is not None else None
     if isinstance(messages, list) and _anthropic(model, request):
         how = "exact"
-        exchange.body = request
+        options = [k for k in _SDK_OPTIONS if k in request]
+        exchange.body = {k: v for k, v in request.items() if k not in _SDK_OPTIONS} if options else request
+        if options:
+            exchange.notes.append(f"{where}: the recorded call also names SDK options that are not part of the "
+                                  f"body sent ({', '.join(options)}); left out")
         response = call.get("response")
         if isinstance(response, dict) and isinstance(response.get("content"), list):
             exchange.message = response
