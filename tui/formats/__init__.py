@@ -27,6 +27,7 @@ FORMAT_MODULES = [
     "tui.formats.claude_trace",
     "tui.formats.claude_code",
     "tui.formats.openai",
+    "tui.formats.otel",
 ]
 
 _loaded: list[ModuleType] | None = None

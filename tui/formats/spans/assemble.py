@@ -1,0 +1,236 @@
+"""Model calls read from spans (or trace observations) assembled into runs.
+
+Each ``LLMCall`` holds what one span recorded: its input messages where it recorded them
+(OpenAI chat messages, system messages included), its output, tools, params, model and
+usage. In start-time order, a call whose input starts the way a conversation started
+continues it (its input is the request it was sent); a call whose input starts with tool
+results continues the latest one with those messages; a call that recorded no input
+continues the latest one, its prefix rebuilt from the run, with the results of the previous
+call's tool calls taken from the tool spans (``ToolRun``). A call whose input starts
+otherwise starts another conversation: another run.
+
+The conversation is converted to Anthropic blocks once (``tui.formats.chat.convert``); a
+call whose span recorded its input keeps a ``RecordedRequest`` marked ``converted`` (the
+request as recorded, in another API's shape), the others none (reconstructed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.core.run import RECONSTRUCTED, LoadWarning, ModelCall, RecordedRequest, Run, Source
+from tui.formats.chat.convert import convert
+from tui.formats.openai import _params, _tools
+from tui.formats.spans.shapes import text_of
+
+
+@dataclass
+class LLMCall:
+    """One model call as a span recorded it."""
+
+    start: Any
+    where: str  # e.g. "span 'ChatOpenAI' (3f2a...)" for warnings
+    input: list[dict[str, Any]] | None = None
+    output: dict[str, Any] | None = None
+    system: str | None = None
+    tools: list[Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    started: str | None = None
+    duration_ms: float | None = None
+    request_id: str | None = None
+
+
+@dataclass
+class ToolRun:
+    """One tool execution a span recorded."""
+
+    start: Any
+    call_id: str | None
+    name: str | None
+    result: Any
+    error: bool = False
+    used: bool = False
+
+
+@dataclass
+class _Conversation:
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    system: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[LLMCall, int, int | None]] = field(default_factory=list)  # call, ordinal, recorded length
+    warnings: list[LoadWarning] = field(default_factory=list)
+
+
+def tools_of(raw: Any) -> list[Any] | None:
+    """Tool definitions in OpenAI (``{type, function}``), GenAI (``{type, name, parameters}``) or
+    Anthropic form, as Anthropic tool schemas."""
+    if not isinstance(raw, list) or not raw:
+        return None
+    out = []
+    for tool in raw:
+        if isinstance(tool, dict) and "function" not in tool and "parameters" in tool and "name" in tool:
+            tool = {"type": "function", "function": tool}
+        out.append(tool)
+    return _tools(out)
+
+
+def _head(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [m for m in messages if m.get("role") not in ("system", "developer")]
+
+
+def _same_start(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.get("role") == b.get("role") and text_of(a.get("content")).strip() == text_of(b.get("content")).strip()
+
+
+def build_runs(calls: list[LLMCall], tools: list[ToolRun], path: str, fmt: str, note: str,
+               title: str | None = None) -> list[Run]:
+    calls = sorted(calls, key=lambda c: c.start)
+    tools = sorted(tools, key=lambda t: t.start)
+    conversations: list[_Conversation] = []
+    for call in calls:
+        conv, recorded = _place(call, conversations, tools)
+        ordinal = sum(1 for m in conv.chat if m.get("role") == "assistant")
+        output = call.output
+        if output is None:
+            conv.warnings.append(LoadWarning(f"{call.where} recorded no output: its answer is an empty turn here"))
+            output = {"role": "assistant", "content": ""}
+        output = _with_ids(output, len(conv.calls))
+        conv.calls.append((call, ordinal, recorded))
+        conv.chat.append(output)
+    runs = []
+    for conv in conversations:
+        if conv.calls:
+            _answer(conv, tools, None)  # results after the last call: the next request's
+            runs.append(_run(conv, path, fmt, note, title))
+    for k, run in enumerate(runs):
+        run.source.run_index, run.source.run_count = k, len(runs)
+    if len(runs) > 1:
+        runs[0].warnings.insert(1, LoadWarning(f"{len(runs)} conversations in this trace (calls whose inputs start "
+                                               "differently): one run each (`turnscope list`)"))
+    return runs
+
+
+def _place(call: LLMCall, conversations: list[_Conversation], tools: list[ToolRun]) -> tuple[_Conversation, int | None]:
+    """The conversation ``call`` continues (made when new), and how many chat messages it recorded."""
+    given = call.input
+    if given:
+        head = _head(given)
+        system = [m for m in given if m.get("role") in ("system", "developer")]
+        if head and head[0].get("role") in ("tool", "assistant") and conversations:  # only the new messages
+            conv = conversations[-1]
+            conv.chat += head
+            conv.warnings.append(LoadWarning(f"{call.where} recorded only the messages new since the previous call; "
+                                             "its prefix is rebuilt from the run"))
+            return conv, None
+        for conv in reversed(conversations):
+            if conv.chat and head and _same_start(conv.chat[0], head[0]):
+                conv.chat = list(head)
+                if system or call.system is None:
+                    conv.system = system or conv.system
+                return conv, len(head)
+        conv = _Conversation(chat=list(head), system=system)
+        conversations.append(conv)
+        return conv, len(head)
+    if not conversations:
+        conversations.append(_Conversation())
+    conv = conversations[-1]
+    if conv.calls:
+        _answer(conv, tools, call.start)
+    return conv, None
+
+
+def _with_ids(message: dict[str, Any], k: int) -> dict[str, Any]:
+    """Tool calls recorded without an id get one, so that their results can name it."""
+    calls = message.get("tool_calls")
+    if not calls or all(c.get("id") for c in calls):
+        return message
+    fixed = [c if c.get("id") else {**c, "id": f"call_{k}_{j}"} for j, c in enumerate(calls)]
+    return {**message, "tool_calls": fixed}
+
+
+def _answer(conv: _Conversation, tools: list[ToolRun], before: Any) -> None:
+    """The tool results for the last assistant turn's calls, from the tool spans, where the chat has none."""
+    last = conv.chat[-1] if conv.chat else None
+    if not last or last.get("role") != "assistant" or not last.get("tool_calls"):
+        return
+    after = conv.calls[-1][0].start
+    missing = 0
+    for call in last["tool_calls"]:
+        name = call["function"].get("name")
+        found = next((t for t in tools if not t.used and t.call_id and t.call_id == call["id"]), None) or next(
+            (t for t in tools if not t.used and t.name == name and after <= t.start
+             and (before is None or t.start <= before)), None)
+        if found is None:
+            missing += 1
+            continue
+        found.used = True
+        conv.chat.append({"role": "tool", "tool_call_id": call["id"], "content": text_of(found.result)})
+    if missing:
+        conv.warnings.append(LoadWarning(f"{missing} tool call(s) of model call {len(conv.calls)} have no recorded "
+                                         "result (no tool span, no later input)"))
+
+
+def _run(conv: _Conversation, path: str, fmt: str, note: str, title: str | None) -> Run:
+    converted = convert(conv.system + conv.chat)
+    messages = converted.messages
+    assistants = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
+    last_call = conv.calls[-1][0]
+    tools = tools_of(next((c.tools for c, _, _ in reversed(conv.calls) if c.tools), None))
+    params, dropped = _params(next((c.params for c, _, _ in reversed(conv.calls) if c.params), {}))
+    system = converted.system
+    if system is None:
+        system = next((c.system for c, _, _ in reversed(conv.calls) if c.system), None)
+    warnings = [LoadWarning(note)] + [LoadWarning(n) for n in converted.notes] + conv.warnings
+    if dropped:
+        warnings.append(LoadWarning("params with no Messages API equivalent left out: " + ", ".join(sorted(dropped))))
+    calls = []
+    recorded_count = 0
+    for call, ordinal, recorded in conv.calls:
+        if ordinal >= len(assistants):
+            continue
+        index = assistants[ordinal]
+        request = None
+        if recorded is not None:
+            request = _recorded(call, index, messages, system, tools)
+            if request is None:
+                warnings.append(LoadWarning(f"{call.where}: its recorded input does not line up with the run; "
+                                            "its prefix is reconstructed", index=index))
+            else:
+                recorded_count += 1
+        calls.append(ModelCall(message=index, usage=call.usage, stop_reason=call.stop_reason or _stop(messages[index]),
+                               model=call.model, started=call.started, duration_ms=call.duration_ms,
+                               request_id=call.request_id, request=request))
+    rebuilt = len(calls) - recorded_count
+    warnings.insert(1, LoadWarning(
+        f"{recorded_count} of {len(calls)} model call(s) recorded their input (their prefix is that input, converted); "
+        f"{rebuilt} did not (their prefix is reconstructed from the run)"))
+    if "model" not in params and last_call.model:
+        params = {"model": last_call.model, **params}
+    return Run(messages=messages, system=system, tools=tools, params=params, calls=calls, warnings=warnings,
+               source=Source(path=path, format=fmt, prefix=RECONSTRUCTED, title=title))
+
+
+def _recorded(call: LLMCall, index: int, messages: list[Any], system: Any, tools: Any) -> RecordedRequest | None:
+    """The request ``call`` recorded, as its difference from the run (None: it does not fit the run)."""
+    own = convert(call.input or [])
+    if len(own.messages) != index:
+        return None
+    request = RecordedRequest(messages=index, converted=True)
+    request.replaced = {i: m for i, m in enumerate(own.messages) if m != messages[i]}
+    own_system = own.system if own.system is not None else call.system
+    if own_system is not None and own_system != system:
+        request.system = own_system
+    own_tools = tools_of(call.tools)
+    if own_tools is not None and own_tools != tools:
+        request.tools = own_tools
+    return request
+
+
+def _stop(message: Any) -> str | None:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
+        return "tool_use"
+    return None
