@@ -28,6 +28,7 @@ FORMAT_MODULES = [
     "tui.formats.claude_code",
     "tui.formats.openai",
     "tui.formats.otel",
+    "tui.formats.langfuse",
 ]
 
 _loaded: list[ModuleType] | None = None

@@ -26,7 +26,7 @@ from tui.core.errors import LoadError
 from tui.core.run import Run
 from tui.formats.document import Document
 from tui.formats.spans import attributes as attr
-from tui.formats.spans.assemble import LLMCall, ToolRun, build_runs
+from tui.formats.spans.assemble import LLMCall, ToolRun, build_runs, fill_from_outer
 
 NAME = "otel"
 DESCRIPTION = "OpenTelemetry spans (OTLP/JSON, its JSON Lines, or the OTel SDK's span dumps) with GenAI or OpenInference attributes"
@@ -182,11 +182,11 @@ def _runs(path: str, spans: list[Span]) -> list[Run]:
         traces.setdefault(span.trace, []).append(span)
     runs: list[Run] = []
     for trace_id, group in traces.items():
-        llm = _deduped([s for s in group if attr.kind(s.attrs) == "llm"])
+        llm = [s for s in group if attr.kind(s.attrs) == "llm"]
         if not llm:
             continue
         tools = [ToolRun(s.start, *_tool(s)) for s in group if attr.kind(s.attrs) == "tool"]
-        calls = [_call(s) for s in llm]
+        calls = _calls(llm)
         root = min(group, key=lambda s: (s.parent is not None, s.start))
         for run in build_runs(calls, tools, path, NAME, NOTE):
             run.meta["trace_id"] = trace_id
@@ -207,19 +207,30 @@ def _holds(spans: list[Span], traces: dict[str, list[Span]]) -> str:
     return f"{len(spans)} span(s) in {len(traces)} trace(s) ({top}), none a GenAI or OpenInference LLM span"
 
 
-def _deduped(llm: list[Span]) -> list[Span]:
-    """One span per model call: a span that has another model-call span below it (by parent, or
-    enclosing it in time: another instrumentation's span for the same call) is left out."""
+def _calls(llm: list[Span]) -> list[LLMCall]:
+    """One call per model call: a span that has another model-call span below it (by parent, or
+    enclosing it in time: another instrumentation's span for the same call) is the same call
+    recorded twice; the innermost is kept, and what it lacks is taken from the one around it."""
     ids = {s.id: s for s in llm}
-    outer: set[str] = set()
+    around: dict[str, str] = {}  # inner span id -> the nearest span around it
     for s in llm:
+        best = ids.get(s.parent) if s.parent in ids else None
         for other in llm:
             if other is not s and other.start <= s.start and s.end <= other.end and (
-                    other.start, -other.end) != (s.start, -s.end):
-                outer.add(other.id)
-        if s.parent in ids:
-            outer.add(s.parent)
-    return [s for s in llm if s.id not in outer]
+                    other.start, other.end) != (s.start, s.end):
+                if best is None or (other.end - other.start) < (best.end - best.start):
+                    best = other
+        if best is not None:
+            around[s.id] = best.id
+    outer = set(around.values())
+    calls = {s.id: _call(s) for s in llm}
+    groups: dict[str, list[LLMCall]] = {}
+    for inner, out in around.items():
+        if inner not in outer:
+            groups.setdefault(out, []).append(calls[inner])
+    for out, inner in groups.items():
+        fill_from_outer(calls[out], inner)
+    return [calls[s.id] for s in llm if s.id not in outer]
 
 
 def _iso(ns: int) -> str | None:
@@ -230,13 +241,13 @@ def _iso(ns: int) -> str | None:
 
 def _call(span: Span) -> LLMCall:
     a = span.attrs
-    return LLMCall(start=span.start, where=f"span {span.name!r} ({span.id})", input=attr.input_messages(a),
+    return LLMCall(start=span.start, end=span.end, where=f"span {span.name!r} ({span.id})", input=attr.input_messages(a),
                    output=attr.output_message(a), system=attr.system(a), tools=attr.tools(a), params=attr.params(a),
                    usage=attr.usage(a), model=attr.model(a), stop_reason=attr.stop_reason(a), started=_iso(span.start),
                    duration_ms=(span.end - span.start) / 1e6 if span.end >= span.start > 0 else None,
                    request_id=a.get("gen_ai.response.id") if isinstance(a.get("gen_ai.response.id"), str) else None)
 
 
-def _tool(span: Span) -> tuple[Any, Any, Any, bool]:
-    call_id, name, _, result = attr.tool_facts(span.attrs)
-    return (call_id if isinstance(call_id, str) else None, name, result, span.error)
+def _tool(span: Span) -> tuple[Any, Any, Any, bool, Any]:
+    call_id, name, args, result = attr.tool_facts(span.attrs)
+    return (call_id if isinstance(call_id, str) else None, name, result, span.error, args)

@@ -22,7 +22,7 @@ from typing import Any
 from tui.core.run import RECONSTRUCTED, LoadWarning, ModelCall, RecordedRequest, Run, Source
 from tui.formats.chat.convert import convert
 from tui.formats.openai import _params, _tools
-from tui.formats.spans.shapes import text_of
+from tui.formats.spans.shapes import decoded, text_of
 
 
 @dataclass
@@ -31,6 +31,7 @@ class LLMCall:
 
     start: Any
     where: str  # e.g. "span 'ChatOpenAI' (3f2a...)" for warnings
+    end: Any = None
     input: list[dict[str, Any]] | None = None
     output: dict[str, Any] | None = None
     system: str | None = None
@@ -42,6 +43,7 @@ class LLMCall:
     started: str | None = None
     duration_ms: float | None = None
     request_id: str | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class ToolRun:
     name: str | None
     result: Any
     error: bool = False
+    args: Any = None
     used: bool = False
 
 
@@ -71,8 +74,12 @@ def tools_of(raw: Any) -> list[Any] | None:
         return None
     out = []
     for tool in raw:
-        if isinstance(tool, dict) and "function" not in tool and "parameters" in tool and "name" in tool:
-            tool = {"type": "function", "function": tool}
+        tool = decoded(tool)
+        if isinstance(tool, dict) and "function" not in tool and "input_schema" not in tool and "name" in tool:
+            schema = next((tool[k] for k in ("parameters", "inputSchema", "parametersJsonSchema", "parameters_json_schema")
+                           if isinstance(tool.get(k), dict)), None)
+            function = {k: v for k, v in tool.items() if k in ("name", "description", "strict")}
+            tool = {"type": "function", "function": {**function, "parameters": schema}}
         out.append(tool)
     return _tools(out)
 
@@ -87,13 +94,19 @@ def _same_start(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def build_runs(calls: list[LLMCall], tools: list[ToolRun], path: str, fmt: str, note: str,
                title: str | None = None) -> list[Run]:
-    calls = sorted(calls, key=lambda c: c.start)
     tools = sorted(tools, key=lambda t: t.start)
+    calls = _back_to_back(sorted(calls, key=lambda c: c.start))
     conversations: list[_Conversation] = []
-    for call in calls:
+    for k, call in enumerate(calls):
         conv, recorded = _place(call, conversations, tools)
+        conv.warnings += [LoadWarning(note) for note in call.notes]
         ordinal = sum(1 for m in conv.chat if m.get("role") == "assistant")
         output = call.output
+        if output is None:
+            output = _from_tools(call, calls[k + 1].start if k + 1 < len(calls) else None, tools)
+            if output is not None:
+                conv.warnings.append(LoadWarning(f"{call.where} recorded no output: its tool calls are rebuilt from "
+                                                 "the tool observations that followed it"))
         if output is None:
             conv.warnings.append(LoadWarning(f"{call.where} recorded no output: its answer is an empty turn here"))
             output = {"role": "assistant", "content": ""}
@@ -113,6 +126,91 @@ def build_runs(calls: list[LLMCall], tools: list[ToolRun], path: str, fmt: str, 
     return runs
 
 
+def fill_from_outer(outer: LLMCall, inner: list[LLMCall]) -> None:
+    """The same call recorded by an outer (framework) span and inner (provider) ones: what the inner
+    spans lack is taken from the outer: its input for the first, its output for the last."""
+    inner = sorted(inner, key=lambda c: c.start)
+    if inner[0].input is None and outer.input is not None:
+        inner[0].input = outer.input
+    if inner[-1].output is None and outer.output is not None:
+        inner[-1].output = outer.output
+    for call in inner:
+        call.tools = call.tools or outer.tools
+        call.system = call.system or outer.system
+        call.params = call.params or outer.params
+        call.model = call.model or outer.model
+        call.usage = call.usage or (outer.usage if len(inner) == 1 else None)
+
+
+def _back_to_back(calls: list[LLMCall]) -> list[LLMCall]:
+    """Calls that recorded no input, each starting the moment the previous one ended and with no tool
+    result between them, are one response recorded block by block (the Claude Agent SDK's turns): one call."""
+    out: list[LLMCall] = []
+    for call in calls:
+        previous = out[-1] if out else None
+        if previous is not None and call.input is None and previous.end is not None and call.start == previous.end \
+                and previous.output is not None and call.output is not None:
+            merged = _joined_output(previous.output, call.output)
+            usage = None
+            if previous.usage and call.usage:
+                usage = {k: previous.usage.get(k, 0) + call.usage.get(k, 0) for k in {**previous.usage, **call.usage}}
+            note = (f"{call.where} began as {previous.where} ended: one response recorded in parts, joined into "
+                    "one turn" + ("; its usage is the sum of the parts'" if usage else ""))
+            out[-1] = LLMCall(start=previous.start, where=previous.where, end=call.end, input=previous.input,
+                              output=merged, system=previous.system, tools=previous.tools or call.tools,
+                              params=previous.params or call.params, usage=usage, model=previous.model or call.model,
+                              stop_reason=call.stop_reason, started=previous.started, request_id=previous.request_id,
+                              notes=previous.notes + [note])
+        else:
+            out.append(call)
+    return out
+
+
+def _joined_output(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    texts = [m["content"] for m in (a, b) if isinstance(m.get("content"), str) and m["content"]]
+    out: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
+    calls = (a.get("tool_calls") or []) + (b.get("tool_calls") or [])
+    if calls:
+        out["tool_calls"] = calls
+    return out
+
+
+def _from_tools(call: LLMCall, until: Any, tools: list[ToolRun]) -> dict[str, Any] | None:
+    """The tool calls of a call that recorded no output, from the tool runs between it and the next call."""
+    found = [t for t in tools if not t.used and call.start <= t.start and (until is None or t.start <= until)]
+    if not found:
+        return None
+    return {"role": "assistant", "content": None,
+            "tool_calls": [{"id": t.call_id, "type": "function",
+                            "function": {"name": t.name, "arguments": t.args if isinstance(t.args, str)
+                                         else text_of(t.args if t.args is not None else {})}} for t in found]}
+
+
+def pair_ids(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool calls recorded without ids get one (``call_<message>_<k>``), and results recorded without
+    the id of their call take it from the open calls before them (by name, else in order)."""
+    out = []
+    open_calls: list[dict[str, Any]] = []
+    for i, message in enumerate(chat):
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            calls = [c if c.get("id") else {**c, "id": f"call_{i}_{k}"} for k, c in enumerate(message["tool_calls"])]
+            if any(c is not o for c, o in zip(calls, message["tool_calls"])):
+                message = {**message, "tool_calls": calls}
+            open_calls = list(calls)
+        elif role == "tool":
+            given = message.get("tool_call_id")
+            if given:
+                open_calls = [c for c in open_calls if c["id"] != given]
+            elif open_calls:
+                name = message.get("name")
+                match = next((c for c in open_calls if name and c["function"].get("name") == name), open_calls[0])
+                open_calls.remove(match)
+                message = {**message, "tool_call_id": match["id"]}
+        out.append(message)
+    return out
+
+
 def _place(call: LLMCall, conversations: list[_Conversation], tools: list[ToolRun]) -> tuple[_Conversation, int | None]:
     """The conversation ``call`` continues (made when new), and how many chat messages it recorded."""
     given = call.input
@@ -127,6 +225,15 @@ def _place(call: LLMCall, conversations: list[_Conversation], tools: list[ToolRu
             return conv, None
         for conv in reversed(conversations):
             if conv.chat and head and _same_start(conv.chat[0], head[0]):
+                had = sum(1 for m in conv.chat if m.get("role") == "assistant")
+                if sum(1 for m in head if m.get("role") == "assistant") < had:  # it left out an earlier answer
+                    same = 0
+                    while same < min(len(head), len(conv.chat)) and _same_start(head[same], conv.chat[same]):
+                        same += 1
+                    conv.chat += head[same:]
+                    conv.warnings.append(LoadWarning(f"{call.where} recorded an input without an earlier answer "
+                                                     "of the run; its prefix is rebuilt from the run"))
+                    return conv, None
                 conv.chat = list(head)
                 if system or call.system is None:
                     conv.system = system or conv.system
@@ -158,7 +265,7 @@ def _answer(conv: _Conversation, tools: list[ToolRun], before: Any) -> None:
         return
     after = conv.calls[-1][0].start
     missing = 0
-    for call in last["tool_calls"]:
+    for call in list(last["tool_calls"]):
         name = call["function"].get("name")
         found = next((t for t in tools if not t.used and t.call_id and t.call_id == call["id"]), None) or next(
             (t for t in tools if not t.used and t.name == name and after <= t.start
@@ -174,7 +281,7 @@ def _answer(conv: _Conversation, tools: list[ToolRun], before: Any) -> None:
 
 
 def _run(conv: _Conversation, path: str, fmt: str, note: str, title: str | None) -> Run:
-    converted = convert(conv.system + conv.chat)
+    converted = convert(pair_ids(conv.system + conv.chat))
     messages = converted.messages
     assistants = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
     last_call = conv.calls[-1][0]
@@ -215,7 +322,7 @@ def _run(conv: _Conversation, path: str, fmt: str, note: str, title: str | None)
 
 def _recorded(call: LLMCall, index: int, messages: list[Any], system: Any, tools: Any) -> RecordedRequest | None:
     """The request ``call`` recorded, as its difference from the run (None: it does not fit the run)."""
-    own = convert(call.input or [])
+    own = convert(pair_ids(call.input or []))
     if len(own.messages) != index:
         return None
     request = RecordedRequest(messages=index, converted=True)

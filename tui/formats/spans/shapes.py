@@ -11,6 +11,7 @@ list gives None: the caller says the input was not readable, never guesses.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tui.core import jsonio
@@ -113,6 +114,12 @@ def _message(item: Any) -> list[dict[str, Any]] | None:
     calls = _tool_calls(item)
     if role == "tool":
         call_id = item.get("tool_call_id") or item.get("toolCallId")
+        if _is_definition(content):  # Langfuse's LangChain handler lists the tools as "tool" messages
+            return []
+        as_calls = decoded(content) if call_id is None else None
+        if isinstance(as_calls, list) and as_calls and all(
+                isinstance(c, dict) and isinstance(c.get("function"), dict) and "id" in c for c in as_calls):
+            return [{"role": "assistant", "content": None, "tool_calls": _tool_calls({"tool_calls": as_calls})}]
         if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == "tool-result" for p in content):
             return [{"role": "tool", "tool_call_id": p.get("toolCallId"), "content": _vercel_output(p.get("output"))}
                     for p in content if isinstance(p, dict)]
@@ -132,6 +139,38 @@ def _message(item: Any) -> list[dict[str, Any]] | None:
     if calls:
         message["tool_calls"] = calls
     return [message]
+
+
+def _is_definition(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "function" and isinstance(value.get("function"), dict) \
+        and "parameters" in value["function"]
+
+
+def tool_definitions_in(value: Any) -> list[Any] | None:
+    """Tool definitions written into a message list as "tool" messages (Langfuse's LangChain handler)."""
+    value = decoded(value)
+    if isinstance(value, dict):
+        value = decoded(value.get("messages"))
+    if not isinstance(value, list):
+        return None
+    found = [m["content"] for m in value if isinstance(m, dict) and m.get("role") == "tool"
+             and _is_definition(m.get("content"))]
+    return found or None
+
+
+_FLAT = re.compile(r"^(system|developer|user|assistant|human|ai): ", re.MULTILINE)
+
+
+def transcript_messages(value: Any) -> list[dict[str, Any]] | None:
+    """A flat ``"system: ...\nuser: ..."`` transcript string split at its role prefixes (or None)."""
+    if not isinstance(value, str) or not _FLAT.match(value):
+        return None
+    marks = list(_FLAT.finditer(value))
+    out = []
+    for k, mark in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(value)
+        out.append({"role": _ROLES[mark.group(1)], "content": value[mark.end():end].rstrip("\n")})
+    return out
 
 
 def _tool_calls(item: dict[str, Any]) -> list[dict[str, Any]]:
@@ -205,7 +244,7 @@ def _from_parts(role: str, parts: Any) -> list[dict[str, Any]]:
             response = part.get("function_response") or part.get("functionResponse")
             results.append({"role": "tool", "tool_call_id": response.get("id"), "name": response.get("name"),
                             "content": text_of(response.get("response"))})
-        elif kind == "reasoning" or part.get("thought") is True:
+        elif kind == "reasoning" or part.get("thought") is True or "Reasoning" in str(kind):
             continue
         elif kind is not None:
             texts.append(text_of(part))
@@ -228,6 +267,8 @@ def _vercel_output(output: Any) -> str:
 def chat_output(value: Any) -> dict[str, Any] | None:
     """The assistant message a recorded output holds, as one OpenAI chat message, or None."""
     value = decoded(value)
+    if value in ("None", "null", ""):  # a missing output written as text by the SDK
+        return None
     if isinstance(value, str):
         return {"role": "assistant", "content": value}
     if isinstance(value, dict):
