@@ -29,6 +29,7 @@ FORMAT_MODULES = [
     "tui.formats.openai",
     "tui.formats.otel",
     "tui.formats.langfuse",
+    "tui.formats.gemini",
 ]
 
 _loaded: list[ModuleType] | None = None
