@@ -64,7 +64,7 @@ def detect(doc: Document) -> ModuleType:
             near = getattr(module, "near_miss", None)
             what = near(doc) if near is not None else None
             if what:
-                raise LoadError(doc.path, f"not quite a {module.NAME} file: {what} (--format NAME forces one)", 1, 1)
+                raise LoadError(doc.path, f"almost a '{module.NAME}' file, but {what} (--format NAME forces one)", 1, 1)
         doc.raise_unknown(format_names())
     return best
 

@@ -53,6 +53,24 @@ def sniff(doc: Document) -> int:
     return 95 if _shape(doc) else 0
 
 
+def near_miss(doc: Document) -> str | None:
+    """What a file that looks like a Gemini CLI session lacks."""
+    head = doc.head
+    if not head.startswith(b"{") or (b'"projectHash"' not in head and b'"sessionId"' not in head):
+        return None
+    value = doc.first_line() if doc.is_json_lines() else doc.json_or_none()
+    if not isinstance(value, dict) or "sessionId" not in value and "projectHash" not in value:
+        return None
+    if "type" in value or "parentUuid" in value:
+        return None  # a line of another agent's transcript
+    missing = [k for k in ("sessionId", "projectHash") if k not in value]
+    if missing:
+        return f"a Gemini CLI session needs both 'sessionId' and 'projectHash'; this one lacks {missing[0]!r}"
+    if not doc.is_json_lines() and not isinstance(value.get("messages"), list):
+        return "the session header has no 'messages' list (and no message lines follow it)"
+    return None
+
+
 def load(doc: Document) -> list[Run]:
     shape = _shape(doc)
     if shape == "json":

@@ -48,6 +48,23 @@ def sniff(doc: Document) -> int:
     return 95 if _is_export(value) else 0
 
 
+def near_miss(doc: Document) -> str | None:
+    """What a file that looks like a Langfuse export lacks."""
+    if not doc.head.startswith(b"{") or (b'"observations"' not in doc.head and b'"trace"' not in doc.head):
+        return None
+    value = doc.json_or_none()
+    if not isinstance(value, dict):
+        return None
+    trace = value.get("trace")
+    if isinstance(trace, dict) and "projectId" not in trace:
+        return "its 'trace' has no 'projectId' (a Langfuse trace export has trace.projectId and observations)"
+    if isinstance(trace, dict):
+        return "its 'trace' has no 'observations' list, and neither has the file"
+    if isinstance(value.get("observations"), list):
+        return "it has 'observations' but no 'trace' object (a Langfuse trace export has both)"
+    return None
+
+
 def load(doc: Document) -> list[Run]:
     if doc.is_json_lines():
         exports = [v for _, v in doc.lines()]

@@ -54,6 +54,20 @@ def sniff(doc: Document) -> int:
     return 95 if _shape(doc) else 0
 
 
+def near_miss(doc: Document) -> str | None:
+    """What a file that looks like spans lacks."""
+    head = doc.head[:4096]
+    if head[:1] not in (b"{", b"[") or not any(k in head for k in (b'"scopeSpans"', b'"spans"', b'"spanId"')):
+        return None
+    value = doc.json_or_none()
+    if isinstance(value, dict) and "scopeSpans" in value:
+        return "it holds 'scopeSpans' but no 'resourceSpans' list around them (OTLP/JSON is {\"resourceSpans\": [...]})"
+    if isinstance(value, dict) and isinstance(value.get("spans"), list):
+        return ("its 'spans' are not OpenTelemetry SDK span dumps (each needs 'name', 'context' with "
+                "'trace_id'/'span_id', and 'attributes')")
+    return None
+
+
 def load(doc: Document) -> list[Run]:
     shape = _shape(doc)
     if shape is None:

@@ -20,11 +20,15 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import events, palette
-from tui.app.sources import SAMPLES, Entry, claude_entries, claude_projects, recent_entries, sample_entries
+from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, gemini_entries, recent_entries,
+                             sample_entries)
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
-SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions"}
+SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions",
+            "gemini": "Gemini CLI sessions"}
+#: Sections left out when they find nothing (the Claude Code one says where it looked).
+QUIET = ("gemini",)
 
 
 def _when(stamp: float | None) -> str:
@@ -78,7 +82,10 @@ class PickerScreen(Screen):
 
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home)
+        # With a Claude home given (tests), Gemini's is looked for beside it, never in the user's home.
+        gemini_home = self.claude_home.parent if self.claude_home is not None else None
+        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) + \
+            gemini_entries(gemini_home)
         self.post_message(self.Scanned(entries))
 
     def on_picker_screen_scanned(self, event: Scanned) -> None:
@@ -86,6 +93,8 @@ class PickerScreen(Screen):
         self.entries.clear()
         for section, heading in SECTIONS.items():
             found = [e for e in event.entries if e.section == section]
+            if not found and section in QUIET:
+                continue
             width = min(max((len(e.label) for e in found), default=0), 40)
             options.append(Option(Text(heading, palette.HEADING), disabled=True))
             if not found:
