@@ -163,3 +163,13 @@ def test_a_framework_span_around_the_provider_span_counts_once(realruns):
     assert [b["id"] for b in run.messages[1]["content"]] == ["call_kW83onhuRFzCvfhqM524IExy"]  # the provider's ids
     assert [t["name"] for t in run.tools] == ["tavily_search", "tavily_extract"]
     assert run.calls[0].model == "gpt-4o-2024-08-06"
+
+
+def test_json_lines_whose_first_batch_is_longer_than_the_sniffed_head(tmp_path):
+    spans = _genai_spans()
+    big = "x" * 200_000  # a first export batch of megabytes is common; the sniffers see 64 KB
+    spans[3]["attributes"].append(_kv("app.note", big))
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(_otlp([s])) for s in reversed(spans)) + b"\n")
+    [run] = load_runs(str(path))
+    assert len(run.messages) == 4 and run.source.format == "otel"

@@ -23,6 +23,7 @@ from typing import Any
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, ModelCall, Run, Source
 from tui.formats.document import Document
+from tui.formats.spans import is_json_lines
 from tui.formats.spans.shapes import text_of
 
 NAME = "gemini"
@@ -42,10 +43,10 @@ def _shape(doc: Document) -> str | None:
     head = doc.head
     if not head.startswith(b"{") or b'"projectHash"' not in head or b'"sessionId"' not in head:
         return None
-    if doc.is_json_lines():
-        first = doc.first_line()
-        return "jsonl" if _is_header(first) and "messages" not in first else None
-    value = doc.json_or_none()
+    first = doc.first_line()
+    if _is_header(first):  # a one-line session document, or the header line of JSON Lines
+        return "json" if isinstance(first.get("messages"), list) else "jsonl" if "messages" not in first else None
+    value = None if first is not None else doc.json_or_none()
     return "json" if _is_header(value) and isinstance(value.get("messages"), list) else None
 
 
@@ -58,7 +59,7 @@ def near_miss(doc: Document) -> str | None:
     head = doc.head
     if not head.startswith(b"{") or (b'"projectHash"' not in head and b'"sessionId"' not in head):
         return None
-    value = doc.first_line() if doc.is_json_lines() else doc.json_or_none()
+    value = doc.first_line() or doc.json_or_none()
     if not isinstance(value, dict) or "sessionId" not in value and "projectHash" not in value:
         return None
     if "type" in value or "parentUuid" in value:
@@ -66,7 +67,7 @@ def near_miss(doc: Document) -> str | None:
     missing = [k for k in ("sessionId", "projectHash") if k not in value]
     if missing:
         return f"a Gemini CLI session needs both 'sessionId' and 'projectHash'; this one lacks {missing[0]!r}"
-    if not doc.is_json_lines() and not isinstance(value.get("messages"), list):
+    if not is_json_lines(doc) and not isinstance(value.get("messages"), list):
         return "the session header has no 'messages' list (and no message lines follow it)"
     return None
 

@@ -20,6 +20,7 @@ from tui.core.errors import LoadError
 from tui.core.run import Run
 from tui.formats.document import Document
 from tui.formats.spans import attributes as attr
+from tui.formats.spans import is_json_lines
 from tui.formats.spans.assemble import LLMCall, ToolRun, build_runs, fill_from_outer
 from tui.formats.spans.shapes import chat_messages, chat_output, decoded, tool_definitions_in, transcript_messages
 
@@ -40,7 +41,7 @@ def sniff(doc: Document) -> int:
     head = doc.head
     if head[:1] not in (b"{", b"[") or b'"projectId"' not in head or b'"trace"' not in head:
         return 0
-    if doc.is_json_lines():
+    if is_json_lines(doc):
         return 95 if _is_export(doc.first_line()) else 0
     value = doc.json_or_none()
     if isinstance(value, list):
@@ -66,7 +67,7 @@ def near_miss(doc: Document) -> str | None:
 
 
 def load(doc: Document) -> list[Run]:
-    if doc.is_json_lines():
+    if is_json_lines(doc):
         exports = [v for _, v in doc.lines()]
     else:
         value = doc.json()

@@ -26,6 +26,7 @@ from tui.core.errors import LoadError
 from tui.core.run import Run
 from tui.formats.document import Document
 from tui.formats.spans import attributes as attr
+from tui.formats.spans import is_json_lines
 from tui.formats.spans.assemble import LLMCall, ToolRun, build_runs, fill_from_outer
 
 NAME = "otel"
@@ -39,10 +40,10 @@ _BIG_ID = re.compile(rb'("trace_id"\s*:\s*)(\d{16,})')
 def _shape(doc: Document) -> str | None:
     head = doc.head
     if head[:1] in (b"{", b"[") and b'"resourceSpans"' in head[:4096]:
-        return "otlp-lines" if doc.is_json_lines() else "otlp"
+        return "otlp-lines" if is_json_lines(doc) else "otlp"
     if head.startswith(b"{") and b'"spans"' in head[:4096] and (b'"context"' in head or b'"trace_id"' in head):
         return "sdk"
-    if head.startswith(b"{") and doc.is_json_lines():
+    if head.startswith(b"{") and b'"context"' in head and is_json_lines(doc):
         first = doc.first_line()
         if isinstance(first, dict) and isinstance(first.get("context"), dict) and "attributes" in first \
                 and "name" in first:
