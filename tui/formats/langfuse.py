@@ -22,7 +22,7 @@ from tui.formats.document import Document
 from tui.formats.spans import attributes as attr
 from tui.formats.spans import is_json_lines
 from tui.formats.spans.assemble import LLMCall, ToolRun, build_runs, fill_from_outer
-from tui.formats.spans.shapes import chat_messages, chat_output, decoded, tool_definitions_in, transcript_messages
+from tui.formats.spans.shapes import Memo, chat_messages, chat_output, decoded, tool_definitions_in, transcript_messages
 
 NAME = "langfuse"
 DESCRIPTION = "Langfuse trace export (trace + observations, as the UI or the API writes it)"
@@ -150,7 +150,8 @@ def _calls(generations: list[dict[str, Any]]) -> list[LLMCall]:
         if best is not None:
             around[key] = best
     outer = set(around.values())
-    calls = {o.get("id"): _call(o) for o in generations}
+    memo = Memo()
+    calls = {o.get("id"): _call(o, memo) for o in sorted(generations, key=lambda o: _time(o.get("startTime")))}
     groups: dict[Any, list[LLMCall]] = {}
     for inner, out in around.items():
         if inner not in outer:
@@ -177,9 +178,9 @@ def _metadata(o: dict[str, Any]) -> dict[str, Any]:
     return attrs if isinstance(attrs, dict) else {}
 
 
-def _call(o: dict[str, Any]) -> LLMCall:
+def _call(o: dict[str, Any], memo: Memo | None = None) -> LLMCall:
     attrs = _metadata(o)
-    given = attr.input_messages(attrs) or chat_messages(o.get("input"))
+    given = attr.input_messages(attrs, memo) or chat_messages(o.get("input"), memo)
     output = attr.output_message(attrs) or chat_output(o.get("output"))
     meta = decoded(o.get("metadata"))
     tools = _tool_definitions(o) or attr.tools(attrs) or tool_definitions_in(o.get("input")) or (

@@ -28,6 +28,7 @@ from tui.formats.document import Document
 from tui.formats.spans import attributes as attr
 from tui.formats.spans import is_json_lines
 from tui.formats.spans.assemble import LLMCall, ToolRun, build_runs, fill_from_outer
+from tui.formats.spans.shapes import Memo
 
 NAME = "otel"
 DESCRIPTION = "OpenTelemetry spans (OTLP/JSON, its JSON Lines, or the OTel SDK's span dumps) with GenAI or OpenInference attributes"
@@ -238,7 +239,8 @@ def _calls(llm: list[Span]) -> list[LLMCall]:
         if best is not None:
             around[s.id] = best.id
     outer = set(around.values())
-    calls = {s.id: _call(s) for s in llm}
+    memo = Memo()
+    calls = {s.id: _call(s, memo) for s in sorted(llm, key=lambda s: s.start)}
     groups: dict[str, list[LLMCall]] = {}
     for inner, out in around.items():
         if inner not in outer:
@@ -254,9 +256,10 @@ def _iso(ns: int) -> str | None:
     return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _call(span: Span) -> LLMCall:
+def _call(span: Span, memo: Memo | None = None) -> LLMCall:
     a = span.attrs
-    return LLMCall(start=span.start, end=span.end, where=f"span {span.name!r} ({span.id})", input=attr.input_messages(a),
+    return LLMCall(start=span.start, end=span.end, where=f"span {span.name!r} ({span.id})",
+                   input=attr.input_messages(a, memo),
                    output=attr.output_message(a), system=attr.system(a), tools=attr.tools(a), params=attr.params(a),
                    usage=attr.usage(a), model=attr.model(a), stop_reason=attr.stop_reason(a), started=_iso(span.start),
                    duration_ms=(span.end - span.start) / 1e6 if span.end >= span.start > 0 else None,

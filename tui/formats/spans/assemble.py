@@ -301,7 +301,7 @@ def _run(conv: _Conversation, path: str, fmt: str, note: str, title: str | None)
         index = assistants[ordinal]
         request = None
         if recorded is not None:
-            request = _recorded(call, index, messages, system, tools)
+            request = _recorded(call, index, messages, system, tools, conv)
             if request is None:
                 warnings.append(LoadWarning(f"{call.where}: its recorded input does not line up with the run; "
                                             "its prefix is reconstructed", index=index))
@@ -320,14 +320,27 @@ def _run(conv: _Conversation, path: str, fmt: str, note: str, title: str | None)
                source=Source(path=path, format=fmt, prefix=RECONSTRUCTED, title=title))
 
 
-def _recorded(call: LLMCall, index: int, messages: list[Any], system: Any, tools: Any) -> RecordedRequest | None:
-    """The request ``call`` recorded, as its difference from the run (None: it does not fit the run)."""
-    own = convert(pair_ids(call.input or []))
-    if len(own.messages) != index:
-        return None
-    request = RecordedRequest(messages=index, converted=True)
-    request.replaced = {i: m for i, m in enumerate(own.messages) if m != messages[i]}
-    own_system = own.system if own.system is not None else call.system
+def _recorded(call: LLMCall, index: int, messages: list[Any], system: Any, tools: Any,
+              conv: _Conversation) -> RecordedRequest | None:
+    """The request ``call`` recorded, as its difference from the run (None: it does not fit the run).
+
+    Where the recorded input is, message for message, the start of the run's own chat messages (a
+    loop that resends its history), its conversion is the start of the run's: nothing to convert again."""
+    given = call.input or []
+    head = _head(given)
+    own_system: Any = None
+    given_system = [m for m in given if m.get("role") in ("system", "developer")]
+    if conv.chat[:len(head)] == head and given_system in ([], conv.system):
+        request = RecordedRequest(messages=index, converted=True)
+        if not given_system:
+            own_system = call.system
+    else:
+        own = convert(pair_ids(given))
+        if len(own.messages) != index:
+            return None
+        request = RecordedRequest(messages=index, converted=True)
+        request.replaced = {i: m for i, m in enumerate(own.messages) if m != messages[i]}
+        own_system = own.system if own.system is not None else call.system
     if own_system is not None and own_system != system:
         request.system = own_system
     own_tools = tools_of(call.tools)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tui.formats.spans.shapes import _tool_call, chat_messages, chat_output, decoded, text_of
+from tui.formats.spans.shapes import Memo, _tool_call, chat_messages, chat_output, decoded, text_of
 
 LLM_OPERATIONS = ("chat", "text_completion", "generate_content", "call_llm", "completion")
 _INDEXED = re.compile(r"^(\d+)\.(.*)$")
@@ -91,10 +91,10 @@ def _traceloop(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]] | Non
     return chat_messages(out)
 
 
-def input_messages(attrs: dict[str, Any]) -> list[dict[str, Any]] | None:
+def input_messages(attrs: dict[str, Any], memo: Memo | None = None) -> list[dict[str, Any]] | None:
     """The messages the call was sent (system messages included), or None when not recorded."""
     if "gen_ai.input.messages" in attrs:
-        messages = chat_messages(attrs["gen_ai.input.messages"])
+        messages = chat_messages(attrs["gen_ai.input.messages"], memo)
         if messages is not None:
             return messages
     return _openinference(attrs, "llm.input_messages.") or _traceloop(attrs, "gen_ai.prompt.")

@@ -48,7 +48,20 @@ def text_of(value: Any) -> str:
 
 # -- input ---------------------------------------------------------------------------------
 
-def chat_messages(value: Any) -> list[dict[str, Any]] | None:
+class Memo:
+    """The last message list read, and what each of its items became: a loop resends its whole
+    history with every call, so the next call's list mostly starts with it and only its new items
+    are read (comparing the start is done in C; reading an item is not). One per file loaded."""
+
+    __slots__ = ("items", "ends", "out")
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.ends: list[int] = []  # len(out) after each item
+        self.out: list[dict[str, Any]] = []
+
+
+def chat_messages(value: Any, memo: Memo | None = None) -> list[dict[str, Any]] | None:
     """The message list ``value`` holds, as OpenAI chat messages, or None when it holds none."""
     value = decoded(value)
     if isinstance(value, dict):
@@ -70,12 +83,21 @@ def chat_messages(value: Any) -> list[dict[str, Any]] | None:
         if value and all(isinstance(v, list) for v in value):  # LangChain's batch of one
             value = value[-1]
         out: list[dict[str, Any]] = []
-        for item in value:
+        ends: list[int] = []
+        start = 0
+        if memo is not None and memo.items and len(value) >= len(memo.items) and \
+                value[:len(memo.items)] == memo.items:
+            start = len(memo.items)
+            out, ends = memo.out[:], memo.ends[:]
+        for item in value[start:]:
             item = decoded(item, 1)
             messages = _message(item)
             if messages is None:
                 return None
             out += messages
+            ends.append(len(out))
+        if memo is not None:
+            memo.items, memo.ends, memo.out = value, ends, out
         return out if out else None
     return None
 
