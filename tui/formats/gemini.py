@@ -97,13 +97,13 @@ def _replay(doc: Document) -> tuple[dict[str, Any], list[dict[str, Any]], list[L
     order: dict[Any, dict[str, Any]] = {}
     repeated = patches = 0
     first = True
-    for number, value in doc.lines():
-        if not isinstance(value, dict):
+    for number, value in doc.iter_lines():
+        if type(value) is not dict:
             continue
         if first:
             header, first = dict(value), False
             continue
-        if isinstance(value.get("$set"), dict):
+        if "$set" in value and isinstance(value["$set"], dict):
             patches += 1
             patch = value["$set"]
             if isinstance(patch.get("messages"), list):
@@ -137,8 +137,7 @@ def _run(path: str, records: list[dict[str, Any]]) -> Run:
             _append(messages, "assistant", blocks)
             thoughts += len(returned) - len(blocks) if len(returned) > len(blocks) else 0
             calls.append(ModelCall(message=len(messages) - 1, usage=_usage(record.get("tokens")),
-                                   model=record.get("model") if isinstance(record.get("model"), str) else None,
-                                   started=record.get("timestamp") if isinstance(record.get("timestamp"), str) else None,
+                                   model=record.get("model"), started=record.get("timestamp"),  # typed by ModelCall
                                    stop_reason="tool_use" if results else None,
                                    response=returned if len(returned) != len(blocks) else None))
             if results:
@@ -192,10 +191,13 @@ def _user_blocks(content: Any) -> list[Any]:
 
 def _model_blocks(record: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     blocks: list[Any] = []
-    for thought in record.get("thoughts") or []:
-        if isinstance(thought, dict):
+    for thought in record.get("thoughts") or ():
+        if type(thought) is dict:
             subject, description = thought.get("subject"), thought.get("description")
-            text = "\n".join(str(x) for x in (f"**{subject}**" if subject else None, description) if x)
+            if subject and description:
+                text = f"**{subject}**\n{description}"
+            else:
+                text = f"**{subject}**" if subject else str(description or "")
             blocks.append({"type": "thinking", "thinking": text, "signature": ""})
     content = record.get("content")
     text = content if isinstance(content, str) else "".join(
@@ -237,11 +239,9 @@ def _result(call_id: str, call: dict[str, Any]) -> dict[str, Any]:
 
 
 def _usage(tokens: Any) -> dict[str, Any] | None:
-    if not isinstance(tokens, dict):
+    if type(tokens) is not dict:
         return None
-    def number(key: str) -> int:
-        value = tokens.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-    cached = number("cached")
-    return {"input_tokens": max(number("input") - cached, 0), "cache_read_input_tokens": cached,
-            "output_tokens": number("output") + number("thoughts")}
+    given, cached, output, thoughts = (tokens.get(k) for k in ("input", "cached", "output", "thoughts"))
+    given, cached, output, thoughts = (v if type(v) is int else 0 for v in (given, cached, output, thoughts))
+    return {"input_tokens": max(given - cached, 0), "cache_read_input_tokens": cached,
+            "output_tokens": output + thoughts}
