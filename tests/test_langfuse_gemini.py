@@ -109,3 +109,16 @@ async def test_the_picker_lists_gemini_cli_sessions(realruns, tmp_path):
         assert "6 messages · 請幫我依照專案實際狀況更新 README.md" in text
         gemini = [e for e in app.screen.entries.values() if e.section == "gemini"]
         assert [e.path for e in gemini] == [str(chats / "session-2026-03-27T10-19-8a20078e.json")]
+
+
+@pytest.mark.asyncio
+async def test_the_stepper_header_says_converted_or_reconstructed(realruns, tmp_path):
+    app = app_for(_next(realruns, "anyagent__OPENAI_trace.json"), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("j")  # message 1: the first call, whose span recorded its input
+        await settle(pilot)
+        assert "model call 1 of 3 · converted prefix" in screen_text(app)
+        await pilot.press("j", "j")  # message 3: a call whose span recorded no input
+        await settle(pilot)
+        assert "model call 2 of 3 · reconstructed prefix" in screen_text(app)
