@@ -173,3 +173,17 @@ def test_json_lines_whose_first_batch_is_longer_than_the_sniffed_head(tmp_path):
     path.write_bytes(b"\n".join(orjson.dumps(_otlp([s])) for s in reversed(spans)) + b"\n")
     [run] = load_runs(str(path))
     assert len(run.messages) == 4 and run.source.format == "otel"
+
+
+def test_a_tool_span_with_an_error_status_gives_an_error_result(tmp_path):
+    spans = _genai_spans()
+    for kv in spans[0]["attributes"]:
+        if kv["key"] == "gen_ai.input.messages":
+            spans[0]["attributes"].remove(kv)
+            break
+    spans[1]["status"] = {"code": 2, "message": "timeout"}
+    path = tmp_path / "spans.json"
+    path.write_bytes(orjson.dumps(_otlp(spans)))
+    [run] = load_runs(str(path))
+    assert run.messages[2]["content"] == [{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny, 21C",
+                                           "is_error": True}]

@@ -65,6 +65,7 @@ class _Conversation:
     system: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[LLMCall, int, int | None]] = field(default_factory=list)  # call, ordinal, recorded length
     warnings: list[LoadWarning] = field(default_factory=list)
+    failed: set[str] = field(default_factory=set)  # tool call ids whose tool span ended in an error
 
 
 def tools_of(raw: Any) -> list[Any] | None:
@@ -95,10 +96,14 @@ def _same_start(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def build_runs(calls: list[LLMCall], tools: list[ToolRun], path: str, fmt: str, note: str,
                title: str | None = None) -> list[Run]:
     tools = sorted(tools, key=lambda t: t.start)
+    by_id: dict[str, ToolRun] = {}
+    for tool in tools:
+        if tool.call_id:
+            by_id.setdefault(tool.call_id, tool)
     calls = _back_to_back(sorted(calls, key=lambda c: c.start))
     conversations: list[_Conversation] = []
     for k, call in enumerate(calls):
-        conv, recorded = _place(call, conversations, tools)
+        conv, recorded = _place(call, conversations, tools, by_id)
         conv.warnings += [LoadWarning(note) for note in call.notes]
         ordinal = sum(1 for m in conv.chat if m.get("role") == "assistant")
         output = call.output
@@ -116,7 +121,7 @@ def build_runs(calls: list[LLMCall], tools: list[ToolRun], path: str, fmt: str, 
     runs = []
     for conv in conversations:
         if conv.calls:
-            _answer(conv, tools, None)  # results after the last call: the next request's
+            _answer(conv, tools, by_id, None)  # results after the last call: the next request's
             runs.append(_run(conv, path, fmt, note, title))
     for k, run in enumerate(runs):
         run.source.run_index, run.source.run_count = k, len(runs)
@@ -211,7 +216,8 @@ def pair_ids(chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _place(call: LLMCall, conversations: list[_Conversation], tools: list[ToolRun]) -> tuple[_Conversation, int | None]:
+def _place(call: LLMCall, conversations: list[_Conversation], tools: list[ToolRun],
+           by_id: dict[str, ToolRun]) -> tuple[_Conversation, int | None]:
     """The conversation ``call`` continues (made when new), and how many chat messages it recorded."""
     given = call.input
     if given:
@@ -245,7 +251,7 @@ def _place(call: LLMCall, conversations: list[_Conversation], tools: list[ToolRu
         conversations.append(_Conversation())
     conv = conversations[-1]
     if conv.calls:
-        _answer(conv, tools, call.start)
+        _answer(conv, tools, by_id, call.start)
     return conv, None
 
 
@@ -258,8 +264,9 @@ def _with_ids(message: dict[str, Any], k: int) -> dict[str, Any]:
     return {**message, "tool_calls": fixed}
 
 
-def _answer(conv: _Conversation, tools: list[ToolRun], before: Any) -> None:
-    """The tool results for the last assistant turn's calls, from the tool spans, where the chat has none."""
+def _answer(conv: _Conversation, tools: list[ToolRun], by_id: dict[str, ToolRun], before: Any) -> None:
+    """The tool results for the last assistant turn's calls, from the tool spans (by call id, else the
+    first unused run of that tool since the call), where the chat has none."""
     last = conv.chat[-1] if conv.chat else None
     if not last or last.get("role") != "assistant" or not last.get("tool_calls"):
         return
@@ -267,14 +274,17 @@ def _answer(conv: _Conversation, tools: list[ToolRun], before: Any) -> None:
     missing = 0
     for call in list(last["tool_calls"]):
         name = call["function"].get("name")
-        found = next((t for t in tools if not t.used and t.call_id and t.call_id == call["id"]), None) or next(
-            (t for t in tools if not t.used and t.name == name and after <= t.start
-             and (before is None or t.start <= before)), None)
+        found = by_id.get(call["id"])
+        if found is None or found.used:
+            found = next((t for t in tools if not t.used and t.name == name and after <= t.start
+                          and (before is None or t.start <= before)), None)
         if found is None:
             missing += 1
             continue
         found.used = True
         conv.chat.append({"role": "tool", "tool_call_id": call["id"], "content": text_of(found.result)})
+        if found.error:
+            conv.failed.add(call["id"])
     if missing:
         conv.warnings.append(LoadWarning(f"{missing} tool call(s) of model call {len(conv.calls)} have no recorded "
                                          "result (no tool span, no later input)"))
@@ -283,6 +293,11 @@ def _answer(conv: _Conversation, tools: list[ToolRun], before: Any) -> None:
 def _run(conv: _Conversation, path: str, fmt: str, note: str, title: str | None) -> Run:
     converted = convert(pair_ids(conv.system + conv.chat))
     messages = converted.messages
+    if conv.failed:  # a tool span with an error status: its result is an error result
+        for message in messages:
+            for block in message.get("content") if isinstance(message.get("content"), list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") in conv.failed:
+                    block["is_error"] = True
     assistants = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
     last_call = conv.calls[-1][0]
     tools = tools_of(next((c.tools for c, _, _ in reversed(conv.calls) if c.tools), None))
