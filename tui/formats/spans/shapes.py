@@ -53,17 +53,34 @@ class Memo:
     history with every call, so the next call's list mostly starts with it and only its new items
     are read (comparing the start is done in C; reading an item is not). One per file loaded."""
 
-    __slots__ = ("items", "ends", "out")
+    __slots__ = ("items", "ends", "out", "raw")
 
     def __init__(self) -> None:
         self.items: list[Any] = []
         self.ends: list[int] = []  # len(out) after each item
         self.out: list[dict[str, Any]] = []
+        self.raw = ""  # the JSON text ``items`` was parsed from, when it was one
+
+    def parsed(self, text: str) -> Any:
+        """``text`` parsed; when it is the previous list's text with items added (``[a,b]`` then
+        ``[a,b,c]``), only the added items are parsed, and the list starts with the previous items."""
+        raw = self.raw
+        if raw.endswith("]") and len(raw) > 2 and text.startswith(raw[:-1]):
+            rest = text[len(raw) - 1:].lstrip()
+            if rest.startswith(","):
+                try:
+                    tail = jsonio.fast_loads("[" + rest[1:])
+                except jsonio.FastDecodeError:
+                    tail = None
+                if isinstance(tail, list):
+                    return self.items + tail
+        return decoded(text)
 
 
 def chat_messages(value: Any, memo: Memo | None = None) -> list[dict[str, Any]] | None:
     """The message list ``value`` holds, as OpenAI chat messages, or None when it holds none."""
-    value = decoded(value)
+    raw = value if memo is not None and isinstance(value, str) and value[:1] == "[" else ""
+    value = memo.parsed(raw) if raw else decoded(value)
     if isinstance(value, dict):
         for key in ("messages", "contents", "input", "prompt"):
             if key in value:
@@ -97,7 +114,7 @@ def chat_messages(value: Any, memo: Memo | None = None) -> list[dict[str, Any]] 
             out += messages
             ends.append(len(out))
         if memo is not None:
-            memo.items, memo.ends, memo.out = value, ends, out
+            memo.items, memo.ends, memo.out, memo.raw = value, ends, out, raw
         return out if out else None
     return None
 
@@ -170,6 +187,8 @@ def _is_definition(value: Any) -> bool:
 
 def tool_definitions_in(value: Any) -> list[Any] | None:
     """Tool definitions written into a message list as "tool" messages (Langfuse's LangChain handler)."""
+    if isinstance(value, str) and '"parameters"' not in value:  # the common case, found without a parse
+        return None
     value = decoded(value)
     if isinstance(value, dict):
         value = decoded(value.get("messages"))
