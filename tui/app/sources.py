@@ -84,7 +84,7 @@ SCAN_BYTES = 8 << 20
 
 @dataclass
 class Entry:
-    section: str  # samples | recent | claude
+    section: str  # samples | recent | claude | gemini
     path: str
     label: str
     detail: str
@@ -226,4 +226,33 @@ def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[E
         label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
         out.append(Entry("codex", str(path), one_line(label),
                          f"{count} messages · {one_line(words or '(no user text)')}", when=stamps[path]))
+    return out
+
+
+def gemini_tmp(home: Path | None = None) -> Path:
+    """Where Gemini CLI keeps its sessions: ``<home>/.gemini/tmp`` (``$GEMINI_CLI_HOME`` or the user's home)."""
+    if home is None:
+        home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
+    return home / ".gemini" / "tmp"
+
+
+def gemini_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+    """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first, with their first words."""
+    try:
+        files = [p for p in gemini_tmp(home).glob("*/chats/session-*.json*") if p.is_file() and
+                 p.suffix in (".json", ".jsonl")]
+    except OSError:
+        return []
+    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    out = []
+    for path in files[:limit]:
+        label = f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}"
+        try:
+            run = load_runs(str(path), fmt="gemini")[0]
+            detail = f"{len(run.messages)} messages · {one_line(run.title())}"
+        except (LoadError, UsageError) as exc:
+            detail = one_line(f"cannot open: {exc}")
+        except OSError as exc:
+            detail = one_line(f"cannot read: {exc.strerror or exc}")
+        out.append(Entry("gemini", str(path), one_line(label), detail, when=path.stat().st_mtime))
     return out

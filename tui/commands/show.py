@@ -67,6 +67,9 @@ def header(r: Run, req: RequestAt) -> list[str]:
     lines = [f"{source} · {r.source.format} format"]
     if req.exact:
         lines.append("prefix: exact (the request as it was recorded)")
+    elif req.converted:
+        lines.append("prefix: converted (the request as the source recorded it, in another API's shape, "
+                     "converted to the Messages API)")
     else:
         lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
     if req.call is not None:

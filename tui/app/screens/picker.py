@@ -21,15 +21,15 @@ from textual.widgets.option_list import Option
 
 from tui.app import app_messages as events
 from tui.app.render import styles as palette
-from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, codex_entries, recent_entries,
-                             sample_entries)
+from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, codex_entries, gemini_entries,
+                             recent_entries, sample_entries)
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
 SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions",
-            "codex": "Codex sessions (codex format, reconstructed prefixes)"}
-#: Sections left out when they find nothing (most machines have no Codex sessions).
-OPTIONAL = ("codex",)
+            "codex": "Codex sessions (codex format, reconstructed prefixes)", "gemini": "Gemini CLI sessions"}
+#: Sections left out when they find nothing (most machines have no Codex or Gemini CLI sessions).
+OPTIONAL = ("codex", "gemini")
 
 
 def _when(stamp: float | None) -> str:
@@ -83,8 +83,10 @@ class PickerScreen(Screen):
 
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
+        # With a Claude home given (tests), Gemini's is looked for beside it, never in the user's home.
+        gemini_home = self.claude_home.parent if self.claude_home is not None else None
         entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) \
-            + codex_entries()
+            + codex_entries() + gemini_entries(gemini_home)
         self.post_message(self.Scanned(entries))
 
     def on_picker_screen_scanned(self, event: Scanned) -> None:

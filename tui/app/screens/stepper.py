@@ -165,9 +165,12 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             calls = len(run.calls)
             text.append(f" · by the {view.producers[n].kind} ({calls} model call{'s' * (calls != 1)})")
         call = run.call_for(n)
-        exact = run.exact or (call is not None and call.request is not None)
+        recorded = call is not None and call.request is not None
+        converted = recorded and bool(call.request.converted) and not run.exact
+        exact = run.exact or (recorded and not converted)
         text.append(" · ")
-        text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
+        word_of = "exact" if exact else "converted" if converted else "reconstructed"
+        text.append(word_of, "bold green" if exact else "bold yellow")
         text.append(f"{word} · ")
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
