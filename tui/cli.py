@@ -32,10 +32,11 @@ VERBS = {
     "stats": "tui.commands.stats",
     "diff": "tui.commands.diff",
     "branch": "tui.commands.branch",
+    "record": "tui.commands.record",
 }
 
 #: Verbs that talk to the network or run for long: they keep the cyclic garbage collector on.
-LONG_LIVED = {"branch"}
+LONG_LIVED = {"branch", "record"}
 
 EXIT_BAD_INPUT = 2
 

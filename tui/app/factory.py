@@ -45,7 +45,7 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
              system: str | None = None, tools: str | None = None, view: str = "request",
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
              keymap: dict[str, str] | None = None, diff: str | None = None,
-             diff_run: int | None = None) -> TurnscopeApp:
+             diff_run: int | None = None, follow: bool = False) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
     ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
     options = {"fmt": fmt, "system": system, "tools": tools}
@@ -54,10 +54,17 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         keymap, notice = load_keymap(config_dir())
     state = state_dir if state_dir is not None else default_state_dir()
     runs = None
+    follower = None
     if path is not None:
         gc.disable()  # loading builds millions of objects; collecting them half-built only costs time
         try:
-            runs = load_runs(path, **options)
+            if follow:  # the follower loads it, and reads on from where the load ended
+                from tui.formats.follow import Follower
+
+                follower = Follower(path, **options)
+                runs = follower.runs
+            else:
+                runs = load_runs(path, **options)
         finally:
             gc.enable()
         gc.freeze()  # read-only from here: later collections skip the run
@@ -74,4 +81,5 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         run = 0 if run is None else run  # the stepper opens on a run, not on A's run list
         other = (diff, open_run(diff, run=diff_run, fmt=fmt))
     return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
-                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other)
+                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
+                        follower=follower)

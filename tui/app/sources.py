@@ -90,6 +90,19 @@ class Entry:
     detail: str
     run: int | None = None
     when: float | None = None
+    live: bool = False  # written to in the last minute: opened following (``tui.formats.follow``)
+
+
+#: A file written to this recently (seconds) is live: being recorded or written as the user looks.
+LIVE_SECONDS = 60
+
+
+def written_lately(path: str | Path, now: float | None = None) -> bool:
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return False
+    return (time.time() if now is None else now) - mtime < LIVE_SECONDS
 
 
 def claude_projects(home: Path | None = None) -> Path:
@@ -125,7 +138,7 @@ def recent_entries(state_dir: Path) -> list[Entry]:
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")
         out.append(Entry("recent", item.path, one_line(label), f"{item.messages} messages · {one_line(item.title)}",
-                         item.run, item.opened))
+                         item.run, item.opened, written_lately(item.path)))
     return out
 
 
@@ -174,7 +187,7 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
             continue
         label = f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{count} messages · {one_line(words or '(no user text)')}",
-                         when=path.stat().st_mtime))
+                         when=path.stat().st_mtime, live=written_lately(path)))
     return out
 
 

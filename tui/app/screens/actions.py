@@ -21,9 +21,11 @@ from textual.worker import get_current_worker
 from tui.app import app_messages as events
 from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.follow_watch import FollowStarted
 from tui.core.search import Matches, search
 from tui.core.grammar import check_run
 from tui.core.prefix import request_json
+from tui.core.errors import LoadError, UsageError
 from tui.core.safe import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +57,8 @@ STEPPER_BINDINGS = [
     Binding("y", "copy", "Copy", id="stepper.copy"),
     Binding("c", "copy", "Copy", show=False, id="stepper.copy.alt"),
     Binding("escape", "back", "Back to the list", show=False, id="stepper.back"),
+    Binding("F", "follow(False)", "Following", id="stepper.follow"),
+    Binding("F", "follow(True)", "Follow the file", show=False, id="stepper.follow.start"),
 ]
 
 
@@ -96,6 +100,20 @@ class StepperActions(FittedFooter):
         if not worker.is_cancelled:
             self.post_message(events.SearchDone(Matches(query, hits), origin))
 
+    @work(thread=True, exclusive=True, group="follow-start")
+    def start_following(self: StepperScreen) -> None:
+        from tui.formats.follow import Follower, Following
+
+        source = self.view.run.source
+        try:
+            follower = Follower(source.path, **self.app.load_options)
+        except (LoadError, UsageError, OSError) as exc:
+            text = exc.line_text() if isinstance(exc, LoadError) else str(exc)
+            self.app.call_from_thread(self.notify, one_line(text), title="Cannot follow", severity="error",
+                                      markup=False)
+            return
+        self.post_message(FollowStarted(Following(follower, source.run_index)))
+
     @work(thread=True, exclusive=True, group="copy")
     def copy_request(self: StepperScreen, index: int) -> None:
         body = request_json(self.view.run, index)
@@ -117,6 +135,9 @@ class StepperActions(FittedFooter):
             return bool(self.view.findings) or bool(self.view.analyses.unsourced)
         if action == "back":
             return len(self.app.screen_stack) > 2
+        if action == "follow":  # F stops while following (and shows so), starts otherwise
+            following = self.following is not None and self.following.on
+            return bool(parameters[0]) != following
         return True
 
     def _go_or_say(self: StepperScreen, found: int | None, step: int, what: str) -> None:

@@ -1,7 +1,8 @@
 """The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code and Codex sessions.
 
 The lists are gathered in a worker (session files are read to count their messages) and
-shown in one ``OptionList`` with a heading per section. Enter posts ``RunChosen``; the app
+shown in one ``OptionList`` with a heading per section; a run written to in the last minute is
+marked ``live`` and opened following. Enter posts ``RunChosen``; the app
 loads the file in a worker and, if it cannot, the reason appears here on one line.
 """
 
@@ -104,6 +105,8 @@ class PickerScreen(Screen):
                 option_id = f"{section}-{k}"
                 self.entries[option_id] = entry
                 prompt = Text.assemble("  ", (entry.label.ljust(width), "bold"))
+                if entry.live:
+                    prompt.append("  live", "bold reverse")
                 if entry.when:
                     prompt.append("  " + _when(entry.when))
                 prompt.append("  " + entry.detail, palette.DIM)
@@ -128,7 +131,7 @@ class PickerScreen(Screen):
         entry = self.entries.get(event.option.id or "")
         if entry is not None:
             self.notice.update(Text(f"opening {one_line(entry.path)} …", palette.NOTE))
-            self.post_message(events.RunChosen(entry.path, entry.run))
+            self.post_message(events.RunChosen(entry.path, entry.run, follow=entry.live))
 
     def show_error(self, text: str) -> None:
         """Attributes down: a file could not be opened; say why on one line."""

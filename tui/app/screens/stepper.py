@@ -25,12 +25,14 @@ from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
 from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
 from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions
 from tui.app.widgets.account_view import AccountView
+from tui.app.widgets.follow_watch import FollowStarted, FollowWatch
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.safe import one_line
+from tui.formats.follow import Following
 
 VIEWS = ("request", "raw", "account", "problems", "tokens")
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
@@ -71,12 +73,18 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     problems = getters.query_one("#problems", ProblemsView)
     tokens_view = getters.query_one("#tokens", TokensView)
 
-    def __init__(self, view: RunView, at: int = 0, view_name: str = "request") -> None:
+    def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
+                 following: Following | None = None) -> None:
         super().__init__()
         self.view = view
         self.index = max(0, min(at, view.rows - 1))
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
+        self.following = following  # follow mode: the file is watched and the run grows (F)
+        if following is not None:
+            following.looked(self.index)
+        self._checked = view.total  # the messages the findings shown cover (follow mode grows the run)
+        self._recheck = None
 
     def compose(self) -> ComposeResult:
         # The header, tabs and status lines get their text now, and the screen its breakpoint
@@ -96,6 +104,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
                     yield TokensView(self.view, id="tokens")
         yield Static(self.status_text(), id="status")
         yield Footer()
+        if self.following is not None:
+            yield FollowWatch(self.following)
 
     def on_mount(self) -> None:
         self.message_list.focus()
@@ -122,6 +132,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     def go_to(self, index: int) -> None:
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
+        if self.following is not None:
+            self.following.looked(self.index)
         self.hold_analyses()  # background work waits while the user steps
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
@@ -154,6 +166,10 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         run = view.run
         source = run.source
         text = Text()
+        following = self.following
+        if following is not None and following.on:  # first: it must show at 80 columns too
+            text.append("following", "bold reverse")
+            text.append(f" · {following.unseen} new · " if following.unseen else " · ", "bold")
         if n >= view.total:
             text.append(f"next request after {view.total} messages", "bold")
         else:
@@ -226,6 +242,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
                 text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")
             if view.findings or unsourced:
                 text.append("  ] [ next/previous finding", "dim")
+            if self._checked < view.total:
+                text.append(f"  (checked up to message {self._checked - 1}; again when the file is quiet)", "italic")
         if self.matches is not None:
             text.append("   search " + one_line(self.matches.describe()))
             if self.matches.rows:
@@ -263,4 +281,61 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         if found is not None:
             self.go_to(found)
         self.describe_status()
+        self.refresh_bindings()
+
+    # -- follow mode (``tui.formats.follow`` holds the logic) ----------------------------
+
+    def on_follow_watch_updated(self, event: FollowWatch.Updated) -> None:
+        """More of the file arrived: the run grows under the cursor, which moves on only from the end."""
+        assert self.following is not None
+        before = self.view.total
+        self.view.grow(self.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        if event.update.notice:
+            self.notify(one_line(event.update.notice), title="Following", severity="warning", markup=False)
+        index = self.following.cursor(self.index, before)
+        if index != self.index or event.update.reloaded or self.index >= self.view.total:
+            self.go_to(index)
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self._check_again()
+
+    def on_follow_watch_failed(self, event: FollowWatch.Failed) -> None:
+        self.notify(one_line(event.problem), title="Following", severity="error", markup=False)
+
+    def _check_again(self) -> None:
+        """The grammar check again once the file has been quiet for 2 seconds: on a long run the check
+        holds the interpreter for most of a second, which would slow every step if it ran on each
+        line; until then the status line says how far the findings go."""
+        if self._recheck is not None:
+            self._recheck.stop()
+        self._recheck = self.set_timer(2.0, self._check_now)
+        self.describe_status()
+
+    def _check_now(self) -> None:
+        self._checked = self.view.total
+        self.check_run()
+
+    def action_follow(self, on: bool) -> None:
+        """F: follow the file (and go to its end, as ``less +F``), or stop following."""
+        if self.following is None:
+            self.notify("reading the file to follow it …", title="Following", markup=False, timeout=2)
+            self.start_following()
+            return
+        self.following.on = on
+        if on:
+            self.go_to(self.view.total - 1)
+            self.query_one(FollowWatch).poll_now()
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self.refresh_bindings()
+
+    def on_follow_started(self, event: FollowStarted) -> None:
+        self.following = event.following
+        self.mount(FollowWatch(event.following))
+        self.view.grow(event.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        self.go_to(self.view.total - 1)
         self.refresh_bindings()
