@@ -22,7 +22,9 @@ from tui.app import events
 from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.search import Matches, search
+from tui.core.content import content_findings
 from tui.core.grammar import check_run
+from tui.core.grammar.findings import sort_findings
 from tui.core.prefix import request_json
 from tui.core.safe import one_line
 
@@ -87,7 +89,8 @@ class StepperActions(FittedFooter):
 
     @work(thread=True, exclusive=True, group="findings")
     def check_run(self: StepperScreen) -> None:
-        self.post_message(events.FindingsReady(check_run(self.view.run)))
+        run = self.view.run
+        self.post_message(events.FindingsReady(sort_findings([*check_run(run), *content_findings(run)])))
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self: StepperScreen, query: str, origin: int) -> None:

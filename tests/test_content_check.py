@@ -1,0 +1,96 @@
+"""The content check on planted secrets and real smuggling payloads: ``check`` flags every hidden text
+(saying what it says) and every secret (kind and last four only), ``convert --redact`` writes a run
+without a single secret, and the opaque values a replay needs (signatures, redacted thinking, ids)
+come through byte-exact and are never taken for secrets."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from planted import HIDDEN, REDACTED_DATA, SECRETS, SIGNATURE, leaked, planted, write_planted_run
+
+from tui.cli import main
+from tui.core.secrets import find_in, redact_text
+from tui.formats import open_run
+
+
+def _main(capfd, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capfd.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture()
+def run_file(tmp_path):
+    return write_planted_run(tmp_path / "planted.jsonl")
+
+
+@pytest.mark.parametrize("kind", list(SECRETS))
+def test_each_kind_is_found_named_and_redacted(kind):
+    text = planted(kind)
+    found = find_in(text)
+    assert [s.kind for s in found] == [kind]
+    redacted, _ = redact_text(text)
+    assert f"⟨redacted: {kind}⟩" in redacted and not leaked(redacted)
+
+
+def test_check_names_every_secret_by_kind_place_and_last_four_never_the_secret(run_file, capfd):
+    code, out, err = _main(capfd, "check", run_file)
+    assert code == 0, err  # warnings only
+    assert not leaked(out + err)
+    lines = [line for line in out.splitlines() if "secret_in_content" in line]
+    for kind, secret in SECRETS.items():
+        last4 = secret.replace("\n-----END RSA PRIVATE KEY-----", "")[-4:]
+        mine = [line for line in lines if f"{kind} in" in line]
+        places = {line.split(" in the ")[1].split(",")[0] for line in mine}
+        assert {"text", "tool input headers.auth", "tool result"} <= places, (kind, places)
+        assert all(line.endswith(f"ending …{last4}") for line in mine), mine
+    system = [line for line in lines if line.startswith(f"{run_file}: ")]
+    assert len(system) == 2 and all("in the system prompt" in line for line in system)
+
+
+def test_check_flags_each_hidden_text_and_says_what_it_says(run_file, capfd):
+    code, out, _ = _main(capfd, "check", run_file)
+    hidden = [line for line in out.splitlines() if "hidden_text" in line]
+    assert any(f":2.0: warning hidden_text: likely injection: " in line and HIDDEN["tags"][1] in line
+               and "message 3" in line for line in hidden), hidden
+    assert any(":0.0: " in line and HIDDEN["zero_width"][1] in line and HIDDEN["zero_width"][2] in line
+               for line in hidden), hidden
+    last = [line for line in hidden if line.split(": warning")[0].endswith(":23.0")]
+    assert last and HIDDEN["bidi"][1] in last[0] and HIDDEN["selectors"][1] in last[0], hidden
+    assert "likely injection" not in last[0]  # no tool result: the model wrote it
+
+
+def test_check_json_holds_the_same_findings_without_a_secret(run_file, capfd):
+    code, out, _ = _main(capfd, "check", run_file, "--json")
+    doc = orjson.loads(out)
+    rules = [f["rule"] for f in doc["findings"]]
+    assert rules.count("secret_in_content") == 2 + 1 + 3 * len(SECRETS) and rules.count("hidden_text") == 3
+    assert not leaked(out)
+
+
+def test_signatures_and_opaque_values_are_never_secrets_and_survive_convert_redact(run_file, tmp_path, capfd):
+    target = tmp_path / "redacted.turnscope.json"
+    code, out, err = _main(capfd, "convert", run_file, "--redact", "-o", target)
+    assert code == 0, err
+    assert "secrets redacted" in out and not leaked(out + err)
+    data = target.read_bytes()
+    assert not leaked(data), "a secret reached the converted file"
+    doc = orjson.loads(data)
+    blocks = [b for m in doc["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    assert [b["signature"] for b in blocks if b["type"] == "thinking"] == [SIGNATURE] * len(SECRETS)
+    assert [b["data"] for b in blocks if b["type"] == "redacted_thinking"] == [REDACTED_DATA] * len(SECRETS)
+    assert [b["id"] for b in blocks if b["type"] == "tool_use"] == [f"toolu_{k:02d}" for k in range(len(SECRETS))]
+    text = data.decode()
+    for kind in SECRETS:
+        assert text.count(f"⟨redacted: {kind}⟩") >= 3, kind
+    # hidden text is flagged, not removed: the redacted file still holds it exactly
+    assert HIDDEN["tags"][0] in orjson.loads(data)["messages"][2]["content"][0]["content"]
+    again = open_run(str(target))
+    code, out, _ = _main(capfd, "check", target)
+    assert "secret_in_content" not in out and len(again.messages) == 2 + 2 * len(SECRETS)
+
+
+def test_convert_without_redact_keeps_every_byte(run_file, capfd):
+    code, out, _ = _main(capfd, "convert", run_file)
+    assert code == 0 and len(leaked(out)) == len(SECRETS)  # the run as it is: convert alone never changes text
