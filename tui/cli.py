@@ -32,6 +32,7 @@ VERBS = {
     "stats": "tui.commands.stats",
     "diff": "tui.commands.diff",
     "branch": "tui.commands.branch",
+    "export": "tui.commands.export",
 }
 
 #: Verbs that talk to the network or run for long: they keep the cyclic garbage collector on.
