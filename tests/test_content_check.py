@@ -94,3 +94,15 @@ def test_signatures_and_opaque_values_are_never_secrets_and_survive_convert_reda
 def test_convert_without_redact_keeps_every_byte(run_file, capfd):
     code, out, _ = _main(capfd, "convert", run_file)
     assert code == 0 and len(leaked(out)) == len(SECRETS)  # the run as it is: convert alone never changes text
+
+
+@pytest.mark.parametrize("kind", list(SECRETS))
+def test_a_secret_deep_in_a_long_tool_output_is_found_and_its_span_is_whole(kind):
+    """The plugins run only on the lines that could hold a secret: one among a thousand lines of prose
+    and short JSON rows is still found, and redacted whole (a private key over its many lines)."""
+    prose = "\n".join(f'row {k}: {{"status": "ok", "n": {k}}} the parcel was scanned' for k in range(500))
+    text = f"{prose}\n{planted(kind)}\n{prose}"
+    found = find_in(text)
+    assert [s.kind for s in found] == [kind]
+    redacted, _ = redact_text(text)
+    assert not leaked(redacted) and redacted.startswith(prose) and redacted.endswith(prose)

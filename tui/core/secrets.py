@@ -38,8 +38,25 @@ _LEFT_OUT = {"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=~]*")
 _PEM = re.compile(r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----.*?(-----END[A-Z ]*PRIVATE KEY( BLOCK)?-----|\Z)",
                   re.DOTALL)
-#: Cheap tests that a string may hold a secret at all: most text holds none of these.
-_MAYBE = re.compile(r"[A-Za-z0-9_\-+/]{16}|PRIVATE KEY|://[^\s]*:[^\s]*@")
+#: What a line must hold for any plugin to match in it: every pattern used needs a run of 16 or more
+#: token characters, a private key's header or a URL's ``://`` (all of them are line-local, as
+#: detect-secrets scans line by line). Prose and short JSON rows have none, so the plugins run on the
+#: few lines that do. The runs are found on the UTF-8 bytes with every token byte translated to ``a``
+#: (newlines kept, everything else a space): ten times faster than a regex over the text.
+_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~")
+_MASK = bytes(0x61 if b in _TOKEN_BYTES else 0x0A if b == 0x0A else 0x20 for b in range(256))
+_RUN = b"a" * 16
+
+
+def candidate_lines(text: str) -> str:
+    """The lines of ``text`` a plugin could match in, joined (``""`` when there are none)."""
+    mask = text.encode("utf-8", "surrogatepass").translate(_MASK)
+    if _RUN not in mask and "PRIVATE KEY" not in text and "://" not in text:
+        return ""
+    if "\n" not in text:
+        return text
+    return "\n".join(line for line, bits in zip(text.split("\n"), mask.split(b"\n"))
+                     if _RUN in bits or "PRIVATE KEY" in line or "://" in line)
 
 
 @dataclass(frozen=True)
@@ -95,11 +112,12 @@ def detectors() -> tuple:
 
 def find_in(text: str) -> list[Secret]:
     """The secrets in ``text``, in order, overlaps merged."""
-    if not _MAYBE.search(text):
+    sample = candidate_lines(text)
+    if not sample:
         return []
     spans: list[tuple[int, int, int, str]] = []  # start, end, priority, kind
     for rank, plugin in enumerate(detectors()):
-        for value in set(plugin.analyze_string(text)):
+        for value in set(plugin.analyze_string(sample)):
             if not value:
                 continue
             start = text.find(value)
