@@ -47,6 +47,9 @@ async def test_export_of_a_run_with_secrets_asks_first_and_writes_it_redacted(tm
         assert not leaked(written) and all(f"⟨redacted: {kind}⟩".encode() in written for kind in SECRETS)
         assert "Wrote planted.html (html, 24 messages, the request at 0, 36 secrets redacted)" in _notes(app)
         assert not leaked(_notes(app))
+    # Every byte the app wrote (its state, caches, the export) holds no secret; only the input does.
+    written_files = [f for f in tmp_path.rglob("*") if f.is_file() and f.name != "planted.jsonl"]
+    assert written_files and not [str(f) for f in written_files if leaked(f.read_bytes())]
 
 
 async def test_export_of_a_clean_run_writes_without_asking(tmp_path, monkeypatch):

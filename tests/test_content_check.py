@@ -106,3 +106,11 @@ def test_a_secret_deep_in_a_long_tool_output_is_found_and_its_span_is_whole(kind
     assert [s.kind for s in found] == [kind]
     redacted, _ = redact_text(text)
     assert not leaked(redacted) and redacted.startswith(prose) and redacted.endswith(prose)
+
+
+def test_a_title_kept_in_the_recent_runs_list_holds_no_secret_not_even_a_cut_one():
+    from tui.core.secrets import redact_title
+
+    assert redact_title("Deploy it. " + planted("Slack Token")[:40]) == "Deploy it. the key is ⟨redacted: Slack Token⟩"
+    cut = "Use " + SECRETS["AWS Access Key"][:14] + "…"
+    assert redact_title(cut) == "Use …" and redact_title("the parcel was scanned and deliv…").endswith("deliv…")

@@ -227,3 +227,13 @@ def redact_run(run: Run) -> tuple[Run, int]:
     copy.source = run.source
     copy.meta = run.meta if "meta" not in doc else doc["meta"]
     return copy, count
+
+
+_CUT_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~]{8,}…$")
+
+
+def redact_title(title: str) -> str:
+    """A run's title (its first words, cut with ``…``) as it may be stored (the recent-runs list): each
+    secret redacted, and a long token cut at the end dropped, since a cut secret no pattern matches."""
+    text, _ = redact_text(title)
+    return _CUT_TOKEN.sub("…", text)
