@@ -196,12 +196,6 @@ def redact_value(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-def _where(place) -> str:
-    if place.index is None:
-        return f"the {place.what}"
-    return f"the {place.what}"
-
-
 def secret_findings(run: Run) -> list[Finding]:
     """One ``secret_in_content`` warning per secret: where, its kind and its last four characters."""
     findings = []
@@ -209,7 +203,7 @@ def secret_findings(run: Run) -> list[Finding]:
         for secret in find_in(place.text):
             findings.append(Finding(
                 WARNING, RULE, place.index, place.block,
-                f"{secret.kind} in {_where(place)}, ending …{secret.last4}",
+                f"{secret.kind} in the {place.what}, ending …{secret.last4}",
                 "a credential in the run's text is in every copy of the run (convert --redact and "
                 "export --redact write one without it)"))
     return findings
