@@ -114,3 +114,33 @@ def test_a_title_kept_in_the_recent_runs_list_holds_no_secret_not_even_a_cut_one
     assert redact_title("Deploy it. " + planted("Slack Token")[:40]) == "Deploy it. the key is ⟨redacted: Slack Token⟩"
     cut = "Use " + SECRETS["AWS Access Key"][:14] + "…"
     assert redact_title(cut) == "Use …" and redact_title("the parcel was scanned and deliv…").endswith("deliv…")
+
+
+def test_the_fast_path_on_a_runs_json_agrees_with_the_walk(tmp_path):
+    """``content_findings`` settles a run with no hidden text and no secret on its JSON without a walk; it
+    must never settle a run that has some: each planted kind alone, and each hidden payload alone."""
+    from hostile import CORPUS
+
+    from tui.core.content import content_findings
+    from tui.core.hidden import hidden_in
+    from tui.core.run import Run
+
+    def one(text: str, where: str) -> Run:
+        messages = [{"role": "user", "content": "hello"},
+                    {"role": "assistant", "content": [
+                        {"type": "thinking", "thinking": "x", "signature": SIGNATURE},
+                        {"type": "tool_use", "id": "toolu_" + "A" * 24, "name": "t",
+                         "input": {"q": text if where == "input" else "x"}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_" + "A" * 24,
+                                                  "content": text if where == "result" else "ok"}]}]
+        return Run(messages=messages, system=text if where == "system" else None)
+
+    assert content_findings(one("nothing to see here", "result")) == []
+    for where in ("input", "result", "system"):
+        for kind in SECRETS:
+            assert [f.rule for f in content_findings(one(planted(kind), where))] == ["secret_in_content"], (kind, where)
+        for item in CORPUS:  # whatever the walk finds in a payload, the fast path lets through to it
+            rules = [f.rule for f in content_findings(one(item.payload, where))]
+            assert ("hidden_text" in rules) == bool(hidden_in(item.payload)), (item.name, where)
+        for text, _, _ in HIDDEN.values():
+            assert [f.rule for f in content_findings(one(text, where))] == ["hidden_text"], (text, where)

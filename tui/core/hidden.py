@@ -30,6 +30,8 @@ _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _ZERO_WIDTH = "\u200b-\u200d\u2060\ufeff\u180e\u00ad"
 _FIND = regex.compile(rf"(?V1)(?P<tags>[{TAGS}]+)|(?P<sel>[{SELECTORS}]+)|(?P<bidi>[{_BIDI}]+)"
                       rf"|(?P<zw>[{_ZERO_WIDTH}]+)|(?P<other>[\p{{Cf}}\p{{Default_Ignorable_Code_Point}}]+)")
+_POSSIBLE = regex.compile(rf"[\p{{Cf}}\p{{Default_Ignorable_Code_Point}}{TAGS}{SELECTORS}]")
+_ASCII = bytes(range(0x80))
 _WORD = regex.compile(r"\w")
 _EMOJI = regex.compile(r"[\p{So}\p{Sk}]")
 _QUOTE = 80  # characters of what the hidden text says, quoted in a finding
@@ -43,6 +45,15 @@ class Hidden:
     says: str
     start: int
     end: int
+
+
+def may_hide(data: bytes) -> bool:
+    """False when the UTF-8 text ``data`` (a whole run's JSON) holds no character that could hide text:
+    then no walk of the run is needed. Its ASCII bytes are deleted first; what is left is searched."""
+    if data.isascii():
+        return False
+    rest = data.translate(None, _ASCII)
+    return bool(rest) and _POSSIBLE.search(rest.decode("utf-8", "replace")) is not None
 
 
 def _around(text: str, start: int, end: int) -> str:
@@ -102,10 +113,13 @@ def _acted_on(run: Run, place: Place) -> int | None:
     return None
 
 
-def hidden_findings(run: Run) -> list[Finding]:
-    """One ``hidden_text`` warning per block (system prompt, tool) holding hidden text."""
+def hidden_findings(run: Run, places: list[Place] | None = None) -> list[Finding]:
+    """One ``hidden_text`` warning per block (system prompt, tool) holding hidden text; ``places``: the
+    run's ``text_places``, when the caller walked them already."""
     by_place: dict[tuple[int | None, int | None, str], tuple[Place, list[Hidden]]] = {}
-    for place in text_places(run):
+    for place in text_places(run) if places is None else places:
+        if place.text.isascii():  # O(1) for a str: no hidden character is ASCII
+            continue
         spans = hidden_in(place.text)
         if spans:
             key = (place.index, place.block, place.what if place.index is None else "")

@@ -48,6 +48,36 @@ _MASK = bytes(0x61 if b in _TOKEN_BYTES else 0x0A if b == 0x0A else 0x20 for b i
 _RUN = b"a" * 16
 
 
+#: How a JSON string value of an opaque key begins in a run's JSON: its runs of token characters are skipped.
+_OPAQUE_OPENINGS = tuple(f'"{key}":"'.encode() for key in OPAQUE_KEYS)
+_CONTEXT = 80  # bytes before a token run that a pattern may need (``Bearer ``, ``aws_secret_key = "``)
+
+
+def may_hold_secrets(data: bytes) -> bool:
+    """False when a whole run's JSON (``data``, as orjson writes it: no raw newline) holds no secret in
+    any text: then no walk of the run is needed. The plugins run on short windows around each run of
+    16 token characters that is not an opaque value (an id, a signature, media data), each private-key
+    header and each ``://``; True when any of them finds something (the walk then says where)."""
+    mask = data.translate(_MASK)
+    windows = []
+    at = mask.find(_RUN)
+    while at != -1:
+        end = mask.find(b" ", at)
+        end = len(mask) if end == -1 else end
+        if not (data[end:end + 1] == b'"' and data[max(0, at - 24):at].endswith(_OPAQUE_OPENINGS)):
+            windows.append(data[max(0, at - _CONTEXT):end + 2])
+        at = mask.find(_RUN, end)
+    for needle in (b"PRIVATE KEY", b"PuTTY", b"://"):
+        at = data.find(needle)
+        while at != -1:
+            windows.append(data[max(0, at - _CONTEXT):at + _CONTEXT])
+            at = data.find(needle, at + 1)
+    if not windows:
+        return False
+    sample = b"\n".join(windows).decode("utf-8", "replace")
+    return any(True for plugin in detectors() for _ in plugin.analyze_string(sample))
+
+
 def candidate_lines(text: str) -> str:
     """The lines of ``text`` a plugin could match in, joined (``""`` when there are none)."""
     mask = text.encode("utf-8", "surrogatepass").translate(_MASK)
@@ -196,10 +226,11 @@ def redact_value(value: Any) -> tuple[Any, int]:
     return value, 0
 
 
-def secret_findings(run: Run) -> list[Finding]:
-    """One ``secret_in_content`` warning per secret: where, its kind and its last four characters."""
+def secret_findings(run: Run, places: list | None = None) -> list[Finding]:
+    """One ``secret_in_content`` warning per secret: where, its kind and its last four characters;
+    ``places``: the run's ``text_places``, when the caller walked them already."""
     findings = []
-    for place in text_places(run):
+    for place in text_places(run) if places is None else places:
         for secret in find_in(place.text):
             findings.append(Finding(
                 WARNING, RULE, place.index, place.block,
