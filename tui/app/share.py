@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.app import palette
+from tui.app.render import styles as palette
 from tui.core.safe import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
