@@ -3,7 +3,8 @@
     python bench/bench_content.py [--size 20MB]
 
 Prints, in one run on this machine: the grammar check's time, the hidden-text scan's and the secret
-scan's on the same loaded run (ratios to the grammar check), and ``turnscope check`` on a small run in a
+scan's (each walking the run) and the content check's as ``check`` runs it (its fast path on the run's
+JSON first) on the same loaded run (ratios to the grammar check), and ``turnscope check`` on a small run in a
 fresh process with the content check's imports (detect-secrets' plugins) against a bare interpreter
 importing the grammar check alone.
 """
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.make_large_run import build, parse_size  # noqa: E402
+from tui.core.content import content_findings  # noqa: E402
 from tui.core.grammar import check_run  # noqa: E402
 from tui.core.hidden import hidden_findings  # noqa: E402
 from tui.core.secrets import detectors, secret_findings  # noqa: E402
@@ -58,6 +60,9 @@ def main() -> int:
         print(f"grammar check   {grammar:7.2f} s  1.00x")
         print(f"hidden text     {hidden:7.2f} s  {hidden / grammar:5.2f}x  ({len(found_hidden)} findings)")
         print(f"secrets         {secrets:7.2f} s  {secrets / grammar:5.2f}x  ({len(found_secrets)} findings)")
+        both, found = _timed(content_findings, run)
+        print(f"content check   {both:7.2f} s  {both / grammar:5.2f}x  ({len(found)} findings; what check runs: "
+              "settled on the run's JSON when it holds neither)")
     small = ROOT / "sample_runs" / "refund" / "run.jsonl"
     bare = _process("import tui.core.grammar")
     full = _process(f"from tui.cli import main; main(['check', {str(small)!r}])")
