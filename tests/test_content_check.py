@@ -144,3 +144,25 @@ def test_the_fast_path_on_a_runs_json_agrees_with_the_walk(tmp_path):
             assert ("hidden_text" in rules) == bool(hidden_in(item.payload)), (item.name, where)
         for text, _, _ in HIDDEN.values():
             assert [f.rule for f in content_findings(one(text, where))] == ["hidden_text"], (text, where)
+
+
+def test_a_secret_under_any_key_of_a_tool_input_is_found_and_redacted_an_id_of_a_block_is_not(tmp_path, capfd):
+    """Inside a tool's input every key is the model's text (``{"data": ..., "id": ..., "signature": ...}``);
+    outside it, a block's id, signature and data are opaque and stay as they are."""
+    from tui.core.content import content_findings
+    from tui.core.run import Run
+
+    secret = SECRETS["GitHub Token"]
+    messages = [{"role": "user", "content": "go"},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_x", "name": "post",
+                     "input": {"data": planted("GitHub Token"), "id": planted("GitHub Token"),
+                               "nested": {"signature": planted("GitHub Token"), "type": planted("GitHub Token")}}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "ok"}]}]
+    found = content_findings(Run(messages=messages))
+    assert sorted(f.message.split(",")[0] for f in found) == sorted(
+        f"GitHub Token in the tool input {path}" for path in ("data", "id", "nested.signature", "nested.type"))
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(m) for m in messages) + b"\n")
+    code, out, _ = _main(capfd, "convert", path, "--redact")
+    assert code == 0 and secret not in out and out.count("⟨redacted: GitHub Token⟩") == 4

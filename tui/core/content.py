@@ -15,9 +15,14 @@ from typing import Any, Iterator
 
 from tui.core.run import Run, block_type, blocks_of
 
-#: Keys whose values are opaque to a reader and must survive byte-exact (never scanned, never redacted).
+#: Keys whose values are opaque to a reader and must survive byte-exact (never scanned, never redacted),
+#: in blocks and what rides beside them; not inside a tool's input, which the model wrote (any key there
+#: is text: ``{"data": "..."}`` may hold a token).
 OPAQUE_KEYS = frozenset({"signature", "data", "encrypted_content", "encrypted_index", "id", "tool_use_id",
                          "type", "media_type", "cache_control", "request_id", "parent_hash", "hash"})
+NOTHING = frozenset()
+#: Blocks whose ``input`` is the model's text, key for key.
+TOOL_USE_TYPES = frozenset({"tool_use", "server_tool_use"})
 
 
 @dataclass(frozen=True)
@@ -31,17 +36,20 @@ class Place:
     kind: str  # the block's type ("system", "tools" outside messages)
 
 
-def strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """Every string in a JSON value with its path (``a.b[0]``), the opaque keys' values left out."""
+def strings(value: Any, path: str = "", skip: frozenset = OPAQUE_KEYS) -> Iterator[tuple[str, str]]:
+    """Every string in a JSON value with its path (``a.b[0]``), the values of the keys in ``skip`` left
+    out (a tool_use's input inside is walked whole)."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):
+        whole = value.get("type") in TOOL_USE_TYPES
         for key, item in value.items():
-            if key not in OPAQUE_KEYS:
-                yield from strings(item, f"{path}.{key}" if path else str(key))
+            if key not in skip:
+                inner = NOTHING if whole and key == "input" else skip
+                yield from strings(item, f"{path}.{key}" if path else str(key), inner)
     elif isinstance(value, list):
         for k, item in enumerate(value):
-            yield from strings(item, f"{path}[{k}]")
+            yield from strings(item, f"{path}[{k}]", skip)
 
 
 def _block_places(i: int, j: int, block: Any) -> Iterator[Place]:
@@ -59,7 +67,7 @@ def _block_places(i: int, j: int, block: Any) -> Iterator[Place]:
     if kind == "redacted_thinking":
         return
     if kind in ("tool_use", "server_tool_use"):
-        for path, text in strings(block.get("input"), ""):
+        for path, text in strings(block.get("input"), "", NOTHING):
             yield Place(i, j, f"tool input {path}" if path else "tool input", text, kind)
         return
     if kind == "tool_result":

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tui.core.content import OPAQUE_KEYS, text_places
+from tui.core.content import NOTHING, OPAQUE_KEYS, TOOL_USE_TYPES, text_places
 from tui.core.grammar.findings import Finding
 from tui.core.grammar.rules import WARNING
 from tui.core.run import Run
@@ -48,8 +48,13 @@ _MASK = bytes(0x61 if b in _TOKEN_BYTES else 0x0A if b == 0x0A else 0x20 for b i
 _RUN = b"a" * 16
 
 
-#: How a JSON string value of an opaque key begins in a run's JSON: its runs of token characters are skipped.
-_OPAQUE_OPENINGS = tuple(f'"{key}":"'.encode() for key in OPAQUE_KEYS)
+#: How an opaque value begins in a run's JSON, as orjson writes a block (in its stored key order): a
+#: tool_use's id, a tool_result's tool_use_id, redacted thinking's data, media data. Its token run is
+#: skipped; any other (a signature, an input field named ``id``) is scanned, at worst for nothing.
+_OPAQUE_OPENINGS = (b'"tool_use","id":"', b'"server_tool_use","id":"', b'"tool_result","tool_use_id":"',
+                    b'"redacted_thinking","data":"')
+_MEDIA_DATA = b'","data":"'
+_MEDIA = b'"media_type":"'
 _CONTEXT = 80  # bytes before a token run that a pattern may need (``Bearer ``, ``aws_secret_key = "``)
 
 
@@ -64,7 +69,9 @@ def may_hold_secrets(data: bytes) -> bool:
     while at != -1:
         end = mask.find(b" ", at)
         end = len(mask) if end == -1 else end
-        if not (data[end:end + 1] == b'"' and data[max(0, at - 24):at].endswith(_OPAQUE_OPENINGS)):
+        before = data[max(0, at - 64):at]
+        opaque = before.endswith(_OPAQUE_OPENINGS) or (before.endswith(_MEDIA_DATA) and _MEDIA in before)
+        if not (data[end:end + 1] == b'"' and opaque):
             windows.append(data[max(0, at - _CONTEXT):end + 2])
         at = mask.find(_RUN, end)
     for needle in (b"PRIVATE KEY", b"PuTTY", b"://"):
@@ -198,19 +205,21 @@ def redact_text(text: str) -> tuple[str, list[Secret]]:
     return "".join(out), found
 
 
-def redact_value(value: Any) -> tuple[Any, int]:
-    """A JSON value with the secrets in its strings redacted (opaque keys' values untouched, the same
-    objects where nothing changed), and how many were redacted."""
+def redact_value(value: Any, skip: frozenset = OPAQUE_KEYS) -> tuple[Any, int]:
+    """A JSON value with the secrets in its strings redacted (the values of the keys in ``skip``
+    untouched, save in a tool_use's input, which is text key for key; the same objects where nothing
+    changed), and how many were redacted."""
     if isinstance(value, str):
         text, found = redact_text(value)
         return text, len(found)
     if isinstance(value, dict):
         count, out, changed = 0, {}, False
+        whole = value.get("type") in TOOL_USE_TYPES
         for key, item in value.items():
-            if key in OPAQUE_KEYS:
+            if key in skip:
                 out[key] = item
                 continue
-            new, n = redact_value(item)
+            new, n = redact_value(item, NOTHING if whole and key == "input" else skip)
             count += n
             changed |= new is not item
             out[key] = new
@@ -218,7 +227,7 @@ def redact_value(value: Any) -> tuple[Any, int]:
     if isinstance(value, list):
         count, out, changed = 0, [], False
         for item in value:
-            new, n = redact_value(item)
+            new, n = redact_value(item, skip)
             count += n
             changed |= new is not item
             out.append(new)
