@@ -33,6 +33,7 @@ VERBS = {
     "diff": "tui.commands.diff",
     "branch": "tui.commands.branch",
     "record": "tui.commands.record",
+    "export": "tui.commands.export",
 }
 
 #: Verbs that talk to the network or run for long: they keep the cyclic garbage collector on.

@@ -65,7 +65,11 @@ def load_recent(state_dir: Path) -> list[Recent]:
 
 
 def remember(state_dir: Path, path: str, run: int | None, title: str, messages: int) -> None:
-    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem."""
+    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem. The title
+    (the run's first words) is stored with any secret in it redacted."""
+    from tui.core.secrets import redact_title
+
+    title = redact_title(title)
     absolute = str(Path(path).resolve())
     items = [r for r in load_recent(state_dir) if not (r.path == absolute and r.run == run)]
     items.insert(0, Recent(absolute, run, title, messages, time.time()))

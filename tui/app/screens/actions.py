@@ -22,8 +22,10 @@ from tui.app import app_messages as events
 from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.widgets.follow_watch import FollowStarted
+from tui.core.content import content_findings
 from tui.core.search import Matches, search
 from tui.core.grammar import check_run
+from tui.core.grammar.findings import sort_findings
 from tui.core.prefix import request_json
 from tui.core.errors import LoadError, UsageError
 from tui.core.safe import one_line
@@ -91,7 +93,8 @@ class StepperActions(FittedFooter):
 
     @work(thread=True, exclusive=True, group="findings")
     def check_run(self: StepperScreen) -> None:
-        self.post_message(events.FindingsReady(check_run(self.view.run)))
+        run = self.view.run
+        self.post_message(events.FindingsReady(sort_findings([*check_run(run), *content_findings(run)])))
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self: StepperScreen, query: str, origin: int) -> None:

@@ -20,6 +20,7 @@ from textual.widgets import ContentSwitcher, Footer, Static
 
 from tui.app import app_messages as events
 from tui.app.command_palette import GoToProvider
+from tui.app.share import ShareProvider
 from tui.core.view.run_view import RunView
 from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
 from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
@@ -60,7 +61,7 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             "what each request cost in tokens (5). D diffs the run against another file. b edits the request "
             "at N and re-runs the model from there (a branch); B lists the run's branches.")
     BINDINGS = with_analysis_bindings([*STEPPER_BINDINGS, *BRANCH_BINDINGS])
-    COMMANDS = {GoToProvider, DiffProvider}
+    COMMANDS = {GoToProvider, DiffProvider, ShareProvider}
 
     header = getters.query_one("#run-header", Static)
     tabs = getters.query_one("#tabs", Static)
