@@ -14,11 +14,10 @@ from typing import Any
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.filter import LineFilter
 
 from tui.app import app_messages as events
-from tui.core.view.run_view import RunView
+from tui.app import keys
 from tui.app.safe_lines import VisibleLines
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
@@ -27,6 +26,7 @@ from tui.app.sources import SAMPLES, remember
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.safe import one_line
+from tui.core.view.run_view import RunView
 from tui.formats import load_runs
 
 
@@ -40,11 +40,7 @@ class TurnscopeApp(App):
     TITLE = "turnscope"
     HELP = "turnscope: q quits from anywhere, ? or F1 shows this list, ctrl+p opens the command palette."
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Keys", id="app.help"),
-        Binding("f1", "help", "Keys", show=False, id="app.help.f1"),
-    ]
+    BINDINGS = keys.APP
 
     def __init__(self, *, runs: list[Run] | None = None, path: str | None = None, run: int | None = None,
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from tui.core.search import Matches
 from tui.core.grammar import Finding
 from tui.core.provenance import Value
 from tui.core.run import Run
+from tui.core.search import Matches
 from tui.core.tokens import TokenReport
 
 

@@ -1,4 +1,5 @@
-"""Command palette providers on the stepper: "go to message N", "go to tool call NAME", "go to tool_use ID".
+"""Command palette providers on the stepper: "go to message N", "go to tool call NAME", "go to tool_use ID",
+and "diff against a file…".
 
 Tool names and ids come from the run, so the hits are built as plain ``Content`` (the
 palette's own ``highlight`` and ``help`` would read them as markup) from strings already
@@ -91,3 +92,21 @@ def _calls_it(rows: list[int], target: int) -> str:
     """The palette's help for a tool name: how many turns call it, and where the next one is."""
     turns = "1 turn calls it" if len(rows) == 1 else f"{len(rows)} turns call it"
     return f"{turns}; next at message {target}"
+
+
+class DiffProvider(Provider):
+    """The command palette's "Diff against a file…": asks for a path, then opens the diff screen."""
+
+    TEXT = "Diff against a file…"
+
+    def _open(self) -> None:
+        self.screen.action_diff()  # type: ignore[attr-defined]
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        score = matcher.match(self.TEXT)
+        if score > 0:
+            yield Hit(score, matcher.highlight(self.TEXT), self._open, help="compare this run with another file (D)")
+
+    async def discover(self) -> Hits:
+        yield DiscoveryHit(Content(self.TEXT), self._open, help="compare this run with another file (D)")

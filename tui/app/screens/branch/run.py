@@ -20,10 +20,10 @@ import asyncio
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.app.widgets.turns_view import TurnsView
@@ -43,12 +43,7 @@ class BranchRunScreen(Screen):
             "resolver chosen before sending (recorded: the original run's result for the same call, else you are "
             "asked; manual; stop; or your python function). Escape cancels (every saved turn "
             "stays); when it has finished, o opens the branch in the stepper and v shows it beside the original.")
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="branch_run.cancel"),
-        Binding("escape", "back", "Back", id="branch_run.back"),
-        Binding("o", "open", "Open in stepper", id="branch_run.open"),
-        Binding("v", "compare", "Side by side", id="branch_run.compare"),
-    ]
+    BINDINGS = keys.BRANCH_RUN
 
     header = getters.query_one("#branch-run-header", Static)
     turns = getters.query_one("#branch-turns", TurnsView)

@@ -15,12 +15,12 @@ import os
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.core.branch import store
 from tui.core.errors import LoadError
@@ -58,11 +58,7 @@ class BranchTreeScreen(Screen):
 
     HELP = ("The branches made from this run (and, indented, the branches made from them). Enter shows the "
             "highlighted branch beside the run it was made from; o opens it in the stepper; Escape goes back.")
-    BINDINGS = [
-        Binding("enter", "compare", "Side by side", id="tree.compare"),
-        Binding("o", "open", "Open in stepper", id="tree.open"),
-        Binding("escape", "back", "Back", id="tree.back"),
-    ]
+    BINDINGS = keys.TREE
     title_line = getters.query_one("#tree-title", Static)
     options = getters.query_one("#tree-options", OptionList)
 
