@@ -2,8 +2,10 @@
 
 It opens the run picker, a file's run list, or the stepper on one run; loads files the
 picker chose in a worker (``RunChosen`` -> ``RunsLoaded`` / ``LoadFailed``); and holds the
-app-wide keys (quit, all keys). Everything else lives in ``tui.app.screens`` and
-``tui.app.widgets``. Build it with ``tui.app.factory.make_app``.
+app-wide keys (quit, all keys). It is the only place that builds a screen: a screen asks
+for another with a typed ``Open*`` message (``tui.app.app_messages``) and the app pushes it
+(dialogs that answer their caller are pushed by the caller). Everything else lives in
+``tui.app.screens`` and ``tui.app.widgets``. Build it with ``tui.app.factory.make_app``.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class TurnscopeApp(App):
         self.notice = notice
         self.load_options = load_options or {}
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
+        #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
+        self.branch_data_dir: str | None = None
         if keymap:
             self.set_keymap(keymap)
 
@@ -64,10 +68,8 @@ class TurnscopeApp(App):
         else:
             self.open_runs(path or runs[0].source.path, runs, run, at, view)
             if self.diff is not None and isinstance(self.screen, StepperScreen):
-                from tui.app.screens.diff import DiffScreen
-
-                self.push_screen(DiffScreen(self.screen.view.run, self.diff[1], self.screen.view.run.source.path,
-                                            self.diff[0]))
+                run = self.screen.view.run
+                self.open_diff(events.OpenDiff(run, self.diff[1], run.source.path, self.diff[0]))
         if self.notice:
             self.notify(one_line(self.notice), severity="warning", markup=False, timeout=8)
 
@@ -85,6 +87,46 @@ class TurnscopeApp(App):
         chosen = runs[run or 0]
         self.push_screen(StepperScreen(RunView(chosen), at, view))
         self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
+
+    @on(events.OpenStepper)
+    def open_stepper(self, event: events.OpenStepper) -> None:
+        self.push_screen(StepperScreen(RunView(event.run), event.at))
+
+    @on(events.OpenDiff)
+    def open_diff(self, event: events.OpenDiff) -> None:
+        from tui.app.screens.diff import DiffScreen
+
+        self.push_screen(DiffScreen(event.a, event.b, event.path_a, event.path_b))
+
+    @on(events.OpenSideBySide)
+    def open_side_by_side(self, event: events.OpenSideBySide) -> None:
+        from tui.app.screens.side_by_side import SideBySideScreen
+
+        self.push_screen(SideBySideScreen(event.parent, event.branch, event.at))
+
+    @on(events.OpenBranchEditor)
+    def open_branch_editor(self, event: events.OpenBranchEditor) -> None:
+        from tui.app.screens.branch.editor import BranchEditorScreen
+
+        sidecars = {"system": self.load_options.get("system"), "tools": self.load_options.get("tools")}
+        try:
+            screen = BranchEditorScreen(event.run, event.at, sidecars, data_dir=self.branch_data_dir)
+        except UsageError as exc:
+            self.notify(str(exc), title="Cannot branch here", severity="error", markup=False)
+            return
+        self.push_screen(screen)
+
+    @on(events.OpenBranchTree)
+    def open_branch_tree(self, event: events.OpenBranchTree) -> None:
+        from tui.app.screens.branch.tree import BranchTreeScreen
+
+        self.push_screen(BranchTreeScreen(event.run, self.branch_data_dir))
+
+    @on(events.OpenBranchRun)
+    def open_branch_run(self, event: events.OpenBranchRun) -> None:
+        from tui.app.screens.branch.run import BranchRunScreen
+
+        self.push_screen(BranchRunScreen(event.branch, event.max_steps, event.built))
 
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:

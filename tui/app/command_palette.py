@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
-if TYPE_CHECKING:  # pragma: no cover
-    from tui.app.screens.stepper import StepperScreen
+from tui.core.view.run_view import RunView
+
+
+class Stepping(Protocol):
+    """What the providers ask of the screen they are on (the stepper): its run, its index, a way to move."""
+
+    view: RunView
+    index: int
+
+    def go_to(self, index: int) -> None: ...
+
+    def action_diff(self) -> None: ...
 
 _INDEX = re.compile(r"\s*(?:go\s*to\s*)?(?:message\s*)?(-?\d+)\s*$", re.IGNORECASE)
 MAX_ID_HITS = 40
@@ -37,8 +47,8 @@ class GoToProvider(Provider):
     """Jump to a message by index, by tool name, or by tool_use id."""
 
     @property
-    def stepper(self) -> StepperScreen:
-        return self.screen  # type: ignore[return-value]
+    def stepper(self) -> Stepping:
+        return cast(Stepping, self.screen)
 
     def _go(self, index: int) -> None:
         self.stepper.go_to(index)
@@ -100,7 +110,7 @@ class DiffProvider(Provider):
     TEXT = "Diff against a file…"
 
     def _open(self) -> None:
-        self.screen.action_diff()  # type: ignore[attr-defined]
+        cast(Stepping, self.screen).action_diff()
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)

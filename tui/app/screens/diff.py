@@ -24,9 +24,9 @@ from textual.widgets.option_list import Option
 from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.diffparts import SIDE
-from tui.app.screens.stepper import short_path
 from tui.app.widgets.diff_view import DiffView
 from tui.core.diff import Change, RunDiff, aligned, diff_runs
+from tui.core.paths import short_path
 from tui.core.run import Run
 from tui.core.safe import one_line
 

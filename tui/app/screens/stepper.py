@@ -8,8 +8,8 @@ views, copy, diff, branch) are bindings (``tui.app.keys.STEPPER``); the slow one
 check, search, serialising a body, token report, provenance) run in workers and come back
 as typed messages (``tui.app.app_messages``) handled on the UI thread; no worker touches a
 widget. The background analyses wait while the user steps (``IDLE`` seconds of quiet).
-Branch files go under the user data dir (``tui.core.branch.store.branches_root``); the
-app's ``branch_data_dir`` attribute, when set, replaces it.
+Other screens (diff, branch editor, branch tree) are asked for with ``Open*`` messages;
+the app builds them.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
+from tui.core.paths import short_path
 from tui.core.prefix import request_json
 from tui.core.safe import one_line
 from tui.core.search import Matches, search
@@ -51,16 +52,6 @@ VIEWS = ("request", "raw", "account", "problems", "tokens")
 SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view"}
 
 
-def short_path(path: str) -> str:
-    """``path`` relative to the working directory when under it, else with ``~`` for home."""
-    if not path:
-        return "(no file)"
-    absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute)
-    if not relative.startswith(".."):
-        return relative
-    home = os.path.expanduser("~")
-    return "~" + absolute[len(home):] if absolute.startswith(home + os.sep) else absolute
 TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens"}
 
 
@@ -485,11 +476,10 @@ class StepperScreen(FittedFooter, Screen):
         self.post_message(events.DiffLoaded(path, runs[0], note))
 
     def on_diff_loaded(self, event: events.DiffLoaded) -> None:
-        from tui.app.screens.diff import DiffScreen
-
+        event.stop()
         if event.note:
             self.notify(event.note, markup=False)
-        self.app.push_screen(DiffScreen(self.view.run, event.run, self.view.run.source.path, event.path))
+        self.post_message(events.OpenDiff(self.view.run, event.run, self.view.run.source.path, event.path))
 
     def on_load_failed(self, event: events.LoadFailed) -> None:
         """The file to diff against cannot be loaded: one line, in the status bar and as a notification."""
@@ -507,26 +497,14 @@ class StepperScreen(FittedFooter, Screen):
         return True
 
     def action_branch(self) -> None:
-        from tui.app.screens.branch.editor import BranchEditorScreen
-
         if not self._branchable():
             return
         at = min(self.index, self.view.total - 1)
         if at < 0:
             self.notify("The run has no messages to branch from.", severity="error", markup=False)
             return
-        options = getattr(self.app, "load_options", {}) or {}
-        try:
-            screen = BranchEditorScreen(self.view.run, at, {"system": options.get("system"),
-                                                             "tools": options.get("tools")},
-                                        data_dir=getattr(self.app, "branch_data_dir", None))
-        except UsageError as exc:
-            self.notify(str(exc), title="Cannot branch here", severity="error", markup=False)
-            return
-        self.app.push_screen(screen)
+        self.post_message(events.OpenBranchEditor(self.view.run, at))
 
     def action_branches(self) -> None:
-        from tui.app.screens.branch.tree import BranchTreeScreen
-
         if self._branchable():
-            self.app.push_screen(BranchTreeScreen(self.view.run, getattr(self.app, "branch_data_dir", None)))
+            self.post_message(events.OpenBranchTree(self.view.run))

@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from tui.app import keys
+from tui.app.app_messages import OpenBranchRun
 from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import finding_lines
@@ -394,7 +395,5 @@ class BranchEditorScreen(FittedFooter, Screen):
             self.notify(message.error or "the branch could not start", title="Not sent", severity="error",
                         markup=False, timeout=10)
             return
-        from tui.app.screens.branch.run import BranchRunScreen
-
         choice = message.choice
-        self.app.push_screen(BranchRunScreen(message.branch, choice.max_steps, choice.built))
+        self.post_message(OpenBranchRun(message.branch, choice.max_steps, choice.built))

@@ -21,6 +21,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import keys
+from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
 from tui.core.branch import store
 from tui.core.errors import LoadError
@@ -152,14 +153,9 @@ class BranchTreeScreen(Screen):
             self.notify(message.error or "cannot open", title="Cannot open", severity="error", markup=False)
             return
         if message.open_only:
-            from tui.core.view.run_view import RunView
-            from tui.app.screens.stepper import StepperScreen
-
-            self.app.push_screen(StepperScreen(RunView(message.branch), message.at))
-            return
-        from tui.app.screens.side_by_side import SideBySideScreen
-
-        self.app.push_screen(SideBySideScreen(message.parent, message.branch, message.at))
+            self.post_message(OpenStepper(message.branch, message.at))
+        else:
+            self.post_message(OpenSideBySide(message.parent, message.branch, message.at))
 
     def action_back(self) -> None:
         self.dismiss()
