@@ -9,7 +9,6 @@ Trouble (an API failure, a cancel) is also told on stderr, with the way to conti
 from __future__ import annotations
 
 import shlex
-import sys
 
 from tui.commands.common import out, write_bytes
 from tui.commands.show import _block_lines
@@ -17,11 +16,7 @@ from tui.core import jsonio
 from tui.core.branch.events import Event, Finished, ToolResolved, TurnSaved
 from tui.core.branch.outcome import WHY, kept_answers
 from tui.core.branch.runner import Branch
-from tui.core.safe import one_line
-
-def _say(text: str) -> None:
-    print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
-
+from tui.core.trouble import say
 
 class Printer:
     def __init__(self, branch: Branch, resolver: str, as_json: bool):
@@ -72,9 +67,9 @@ class Printer:
     def finished(self, f: Finished) -> None:
         again = f"turnscope branch --resume {shlex.quote(f.path)}"
         if f.error is not None:
-            _say(f.error.line())
+            say(f.error.line())
             last = len(self.branch.run.messages) - 1
-            _say(f"the branch is saved up to message {last}: {f.path} (retry with `{again}`)")
+            say(f"the branch is saved up to message {last}: {f.path} (retry with `{again}`)")
         if self.as_json:
             doc = {"path": f.path, "at": self.branch.lineage.get("at"), "steps": f.steps,
                    "stop_reason": f.stop_reason, "messages": f.new, "first": f.first,
@@ -94,9 +89,9 @@ class Printer:
 
     def save_failed(self, exc: OSError) -> None:
         """A save failed: the file is the previous save, whole; one line says so."""
-        _say(f"{exc.strerror}; the file keeps every turn saved before it (continue with "
+        say(f"{exc.strerror}; the file keeps every turn saved before it (continue with "
              f"`turnscope branch --resume {shlex.quote(self.path)}` once it can be written)")
 
     def cancelled(self) -> None:
-        _say(f"cancelled; the branch is saved up to message {len(self.branch.run.messages) - 1}: {self.path} "
+        say(f"cancelled; the branch is saved up to message {len(self.branch.run.messages) - 1}: {self.path} "
              f"(continue with `turnscope branch --resume {shlex.quote(self.path)}`)")
