@@ -10,9 +10,7 @@ for another with a typed ``Open*`` message (``tui.app.app_messages``) and the ap
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
-from typing import Any
 
 from textual import on, work
 from textual.app import App
@@ -25,11 +23,13 @@ from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
 from tui.formats import load_runs
+from tui.formats.options import LoadOptions
 
 
 _VISIBLE_LINES = VisibleLines()
@@ -47,14 +47,14 @@ class TurnscopeApp(App):
     def __init__(self, *, runs: list[Run] | None = None, path: str | None = None, run: int | None = None,
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
-                 load_options: dict[str, Any] | None = None, diff: tuple[str, Run] | None = None) -> None:
+                 load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None) -> None:
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
         self.claude_home = claude_home
         self.samples = samples
         self.notice = notice
-        self.load_options = load_options or {}
+        self.load_options = load_options or LoadOptions()
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
         #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
         self.branch_data_dir: str | None = None
@@ -108,7 +108,7 @@ class TurnscopeApp(App):
     def open_branch_editor(self, event: events.OpenBranchEditor) -> None:
         from tui.app.screens.branch.editor import BranchEditorScreen
 
-        sidecars = {"system": self.load_options.get("system"), "tools": self.load_options.get("tools")}
+        sidecars = {"system": self.load_options.system, "tools": self.load_options.tools}
         try:
             screen = BranchEditorScreen(event.run, event.at, sidecars, data_dir=self.branch_data_dir)
         except UsageError as exc:
@@ -150,7 +150,7 @@ class TurnscopeApp(App):
     @work(thread=True, exclusive=True, group="load")
     def load(self, path: str, run: int | None) -> None:
         try:
-            runs = load_runs(path, **self.load_options)
+            runs = load_runs(path, **self.load_options.kwargs())
             if run is not None and not 0 <= run < len(runs):
                 raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)}")
         except LoadError as exc:
@@ -159,7 +159,7 @@ class TurnscopeApp(App):
         except UsageError as exc:
             self.post_message(events.LoadFailed(path, str(exc)))
             return
-        gc.freeze()  # the run is read-only from here: keep the collector from walking it on every step
+        collector.keep_out_loaded()  # the run is read-only from here: keep the collector from walking it on every step
         self.post_message(events.RunsLoaded(path, runs, run))
 
     @work(thread=True, group="recent")
