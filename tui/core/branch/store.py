@@ -59,9 +59,9 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
 def branches_root(data_dir: str | os.PathLike[str] | None = None) -> Path:
     """``<user data dir>/branches`` (``data_dir`` replaces the user data dir)."""
     if data_dir is None:
-        import platformdirs
+        from tui.core.paths import settings
 
-        data_dir = platformdirs.user_data_path("turnscope", appauthor=False)
+        data_dir = settings().data
     return Path(data_dir) / "branches"
 
 
