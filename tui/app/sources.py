@@ -33,12 +33,6 @@ RECENT_LIMIT = 20
 RECENT_FILE = "recent.json"
 
 
-def default_state_dir() -> Path:
-    from platformdirs import user_state_dir
-
-    return Path(os.environ.get("TURNSCOPE_STATE_DIR") or user_state_dir("turnscope"))
-
-
 @dataclass
 class Recent:
     path: str

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 
-from tui.commands.common import add_file_options, location, out, runs_from_args, say, write_bytes
+from tui.commands.common import add_file_options, location, out, runs_from_args, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import LoadError
@@ -25,6 +25,7 @@ from tui.core.content import content_findings
 from tui.core.grammar import ERROR, check_run
 from tui.core.grammar.findings import sort_findings
 from tui.core.safe import one_line
+from tui.core.trouble import say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -14,17 +14,16 @@ from pathlib import Path
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import app_messages as events
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, codex_entries, gemini_entries,
                              recent_entries, sample_entries)
-from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 
 SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions",
@@ -41,14 +40,14 @@ class RunOptions(OptionList):
     """The runs to choose from."""
 
     HELP = "Runs to open: Up/Down (j/k) move, Enter opens. A file holding several runs lists them first."
-    BINDINGS = vim_bindings("picker")
+    BINDINGS = keys.PICKER_LIST
 
 
 class PickerScreen(Screen):
     """Choose a run to step through."""
 
     HELP = "The run picker: bundled samples, runs opened before, and Claude Code sessions found on this machine."
-    BINDINGS = [Binding("r", "rescan", "Rescan", id="picker.rescan")]
+    BINDINGS = keys.PICKER
     options = getters.query_one("#runs", RunOptions)
     notice = getters.query_one("#picker-notice", Static)
 

@@ -11,13 +11,13 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.app.render import styles as palette
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
+from tui.app.render import styles as palette
 from tui.app.render.lines import wrap_offsets
-from tui.core.view.run_view import RunView
 from tui.app.render.traceparts import value_text
-from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
+from tui.core.view.run_view import RunView
 
 
 def hang(prompt: Text, width: int) -> Text:
@@ -60,7 +60,7 @@ class ProblemsView(OptionList):
             "(a credential, by kind and last four characters); then the provenance warnings (a tool input that no earlier message, system prompt "
             "or tool schema holds: the model produced it); then what the loader noticed. Enter (or a click) "
             "jumps to the index.")
-    BINDINGS = vim_bindings("problems")
+    BINDINGS = keys.PROBLEMS
 
     class Jump(IndexMessage):
         """Go to message ``index``."""

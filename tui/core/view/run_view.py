@@ -14,12 +14,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from tui.core.view.analyses import RunAnalyses
 from tui.core.grammar import ERROR, WARNING, Finding
 from tui.core.producers import Producer, producer_at
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import describe_block
+from tui.core.view.analyses import RunAnalyses
 
 SUMMARY_WIDTH = 72
 

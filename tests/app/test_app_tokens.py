@@ -11,11 +11,11 @@ from app_helpers import REFUND, app_for, screen_text, settle
 from fake_messages_api import fake_count, serve
 from run_files import write_jsonl
 
-from tui.core.view.analyses import RunAnalyses, Stopped, compact
 from tui.app.widgets.tokens_view import CARRIED, NEW
 from tui.core.count_tokens import count_body
 from tui.core.prefix import request_at
 from tui.core.tokens import token_report
+from tui.core.view.analyses import RunAnalyses, Stopped, compact
 from tui.formats import open_run
 
 

@@ -15,7 +15,7 @@ from runbuild import ASK, TOOL, assistant, result, run_of, text, thinking, use, 
 from tui.core.grammar import RULES, check_request, check_run
 from tui.core.run import ModelCall, RecordedRequest
 
-REFERENCE = next((p for p in (Path(__file__).resolve().parents[2] / "shared" / "reference" / "messages-api-rules.md",
+REFERENCE = next((p for p in (Path(__file__).resolve().parents[3] / "shared" / "reference" / "messages-api-rules.md",
                               Path("/work/shared/reference/messages-api-rules.md")) if p.exists()), None)
 
 

@@ -36,7 +36,7 @@ def small_set(tmp_path):
 
 
 def test_distribution_of_a_small_set_checked_by_hand(small_set):
-    stats = collect([str(small_set)])
+    stats = collect([str(small_set)], load=load_runs)
     doc = stats.as_json()
     assert doc["runs"] == 4 and doc["files"] == 5 and doc["skipped"] == 1
     assert doc["calls"]["histogram"] == {"1": 1, "2": 1, "4": 1, "7": 1}
@@ -67,7 +67,7 @@ def test_every_run_of_a_multi_run_file_counts(tmp_path):
     path = tmp_path / "three.json"
     path.write_bytes(jsonio.dumps(runs))
     assert len(load_runs(str(path))) == 3
-    doc = collect([str(path)]).as_json()
+    doc = collect([str(path)], load=load_runs).as_json()
     assert doc["runs"] == 3
     assert doc["calls"]["histogram"] == {"0": 1, "1": 1, "4": 1}
     assert doc["ended"] == {"end_turn": 1, "user_turn_unanswered": 2}
@@ -157,11 +157,11 @@ def test_taubench_distribution_matches_a_hand_count_on_five_runs(realruns, tmp_p
     assert hand == [15, 5, 11, 30, 12]
     small = tmp_path / "five.json"
     small.write_bytes(jsonio.dumps(trajectories[:5]))
-    doc = collect([str(small)]).as_json()
+    doc = collect([str(small)], load=load_runs).as_json()
     assert doc["runs"] == 5
     assert doc["calls"]["histogram"] == {"5": 1, "11": 1, "12": 1, "15": 1, "30": 1}
     assert (doc["calls"]["p50"], doc["calls"]["max"]) == (12, 30)
-    everything = collect([str(path)]).as_json()
+    everything = collect([str(path)], load=load_runs).as_json()
     assert everything["runs"] == 200
     assert sum(everything["calls"]["histogram"].values()) == 200
     expected = sorted(sum(1 for m in t["traj"] if m.get("role") == "assistant") for t in trajectories)
@@ -174,7 +174,7 @@ def test_runs_piling_up_at_the_maximum_are_named_as_an_existing_cap(tmp_path):
     one_round = messages[1:3]
     for k, rounds in enumerate([1, 2, 2, 3, 5, 5, 5]):  # three runs stopped at 5 calls, none at 4
         write_jsonl(tmp_path / f"run{k}.jsonl", messages[:1] + one_round * rounds, header)
-    stats = collect([str(tmp_path)])
+    stats = collect([str(tmp_path)], load=load_runs)
     assert stats.pile_up() == (5, 3)
     cap, rule = stats.suggested_cap()
     assert "3 runs stopped at exactly 5 calls, more than at 4" in rule

@@ -8,7 +8,7 @@ test instead of stalling it). ``contract_problems`` says what, if anything, brok
   ``turnscope: FILE...`` naming the file (and its position where there is one);
 - never an exception out of ``main`` (a traceback), never longer than the time limit.
 
-``python tests/verbs.py FILE...`` does the same in a fresh process and prints one JSON line per
+``python tests/helpers/verbs.py FILE...`` does the same in a fresh process and prints one JSON line per
 call, for tests that run it under a subprocess timeout.
 """
 
@@ -114,10 +114,10 @@ def outcome(path: str | Path) -> str:
 #: For big files: the verbs that read a run in different ways, without repeating the same load.
 QUICK = [["check", "{f}"], ["show", "{f}", "--json"], ["list", "{f}"], ["account", "{f}"]]
 
-if __name__ == "__main__":  # python tests/verbs.py [--quick] FILE...: one JSON line per file with its problems
+if __name__ == "__main__":  # python tests/helpers/verbs.py [--quick] FILE...: one JSON line per file with its problems
     import orjson
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     names = sys.argv[1:]
     chosen = QUICK if names[:1] == ["--quick"] else VERBS
     for name in names[1:] if chosen is QUICK else names:

@@ -29,7 +29,7 @@ NAMES = [m.NAME for m in formats()]
 
 def _verbs_in_a_process(files: list, quick: bool = False) -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, str(REPO / "tests" / "verbs.py"), *(["--quick"] if quick else []),
+    proc = subprocess.run([sys.executable, str(REPO / "tests" / "helpers" / "verbs.py"), *(["--quick"] if quick else []),
                            *map(str, files)], capture_output=True, env=env, cwd=REPO, timeout=600)
     reports = [orjson.loads(line) for line in proc.stdout.splitlines()]
     assert len(reports) == len(files), proc.stderr.decode()

@@ -1,5 +1,5 @@
 """SVG snapshots of the main screens (pytest-textual-snapshot). Look at a changed snapshot before accepting it:
-``pytest tests/test_app_snapshots.py --snapshot-update`` rewrites them, ``snapshot_report.html`` shows diffs.
+``pytest tests/app/test_app_snapshots.py --snapshot-update`` rewrites them, ``snapshot_report.html`` shows diffs.
 
 Paths are relative to the checkout and the state and Claude Code home are temporary, so the
 pictures do not depend on the machine; the session in the picker has a fixed time (UTC).

@@ -1,6 +1,6 @@
 """SVG snapshots of the review views (pytest-textual-snapshot): the Tokens view, provenance under a tool
 call, and the diff screen, wide and at 80x24. Look at a changed snapshot (as PNG) before accepting it with
-``pytest tests/test_app_analyses_snapshots.py --snapshot-update``."""
+``pytest tests/app/test_app_analyses_snapshots.py --snapshot-update``."""
 
 from __future__ import annotations
 

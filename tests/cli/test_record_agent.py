@@ -31,7 +31,7 @@ def _model(body):
 def test_record_runs_the_agent_through_the_proxy_and_keeps_its_whole_loop(stream_api, cli, tmp_path):
     stream_api.responder = _model
     out = tmp_path / "agent.jsonl"
-    result = cli("record", "-o", str(out), "--", sys.executable, str(REPO / "tests" / "record_agent.py"), "3",
+    result = cli("record", "-o", str(out), "--", sys.executable, str(REPO / "tests" / "helpers" / "record_agent.py"), "3",
                  env={"ANTHROPIC_BASE_URL": stream_api.url, "ANTHROPIC_API_KEY": DUMMY_KEY}, timeout=120)
     assert result.code == 3, result.stderr  # the agent's exit status
     assert "answer: The sum is 9." in result.stdout

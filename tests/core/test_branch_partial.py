@@ -127,7 +127,7 @@ async def test_a_cancel_while_the_second_call_runs_keeps_the_first_answer(stream
     assert lineage["answered"]["results"] == [
         {"type": "tool_result", "tool_use_id": "toolu_M1", "content": "lookup_policy done"}]
 
-    resumed, _ = runner.resume(branch.path)
+    resumed, _ = runner.resume(branch.path, open_run)
     again = PythonResolver(f"{tmp_path / 'slowtools.py'}:answer")
     stream_api.add(Turn([text("Done.")]))
     said = [e async for e in runner.Runner(resumed, again).events()]

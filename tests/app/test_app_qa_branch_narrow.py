@@ -22,6 +22,8 @@ async def test_the_manual_answer_dialog_at_80x24_shows_its_whole_label(api_env, 
         await review(pilot)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the manual resolver's dialog")
+        await until(pilot, lambda: "escape: stop the branch)" in " ".join(
+            line.strip(" │") for line in screen_text(app).splitlines()), what="the dialog drawn")
         shown = " ".join(line.strip(" │") for line in screen_text(app).splitlines())
         assert "escape: stop the branch)" in shown
         await pilot.press("escape")

@@ -42,7 +42,7 @@ async def test_edit_send_stream_answer_by_hand_and_save(api_env, tmp_path):
         await pilot.press("enter")
 
         await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the manual resolver's dialog")
-        asked = screen_text(app)
+        asked = await until_text(pilot, "lookup_policy")  # the dialog is pushed a frame before it is drawn
         assert "lookup_policy" in asked and "toolu_N1" in asked and '"topic": "returns"' in asked
         await type_text(pilot, "Returns are accepted within 30 days.")
         await pilot.press("ctrl+s")

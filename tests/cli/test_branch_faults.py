@@ -4,7 +4,7 @@ The branch file always loads, holds only complete turns, and ``--resume`` carrie
 same end as a run that was never interrupted. Every fault is reported (exit 3, the failure and
 where the branch is saved, no traceback), with the SDK's timeout and retries where they apply
 (``TURNSCOPE_API_TIMEOUT``, ``TURNSCOPE_API_RETRIES``), and nothing already saved is lost.
-Extends tests/test_branch_resume.py (a kill mid-stream and mid-tool) and test_branch_cli.py (a cut
+Extends tests/cli/test_branch_resume.py (a kill mid-stream and mid-tool) and test_branch_cli.py (a cut
 stream, an error event, API errors) with random kill points and broken or silent servers.
 """
 
