@@ -26,7 +26,7 @@ from tui.app.render import styles as palette
 from tui.core.safe import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.app.screens.stepper import StepperScreen
+    from textual.screen import Screen as StepperScreen  # the stepper (``view``, ``index``): no import circle
 
 
 class RedactScreen(ModalScreen[bool]):
@@ -62,7 +62,7 @@ def _say(screen: StepperScreen, text: str, title: str, severity: str = "informat
 
 def export_run(screen: StepperScreen, fmt: str) -> None:
     """Scan for secrets in a worker; ask when there are some; then write."""
-    from tui.commands.export import default_output
+    from tui.core.export import default_output
     from tui.core.export import secret_places
 
     run, at = screen.view.run, min(screen.index, len(screen.view.run.messages))
@@ -89,14 +89,15 @@ def export_run(screen: StepperScreen, fmt: str) -> None:
 
 
 def _write(screen: StepperScreen, fmt: str, at: int, target: str, *, redact: bool) -> None:
-    from tui.commands.export import export_bytes
     from tui.core import jsonio
+    from tui.core.export import export_bytes
+    from tui.formats.lineage import parent_of
 
     run = screen.view.run
 
     def write() -> None:
         try:
-            data, places = export_bytes(run, fmt, at=at, redact=redact)
+            data, places = export_bytes(run, fmt, at=at, redact=redact, parent=parent_of(run))
             jsonio.atomic_write(target, data)
         except OSError as exc:
             screen.app.call_from_thread(_say, screen, f"{target}: cannot write: {exc.strerror or exc}",

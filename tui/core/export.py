@@ -20,10 +20,12 @@ from __future__ import annotations
 import html as _html
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tui.core import jsonio
-from tui.core.content import content_findings
+from tui.core.content_check import content_findings
+from tui.core.errors import UsageError
 from tui.core.grammar import check_run
 from tui.core.grammar.findings import Finding, sort_findings
 from tui.core.prefix import request_at
@@ -374,3 +376,33 @@ def markdown(doc: Document) -> bytes:
 
 def render(doc: Document, fmt: str) -> bytes:
     return html(doc) if fmt == HTML else markdown(doc)
+
+
+def default_output(path: str, fmt: str) -> str:
+    """``run.jsonl`` -> ``run.html`` (or ``run.md``) in the current directory."""
+    return str(Path(Path(path).name).with_suffix("." + fmt))
+
+
+def export_bytes(run: Run, fmt: str, *, at: int | None = None, redact: bool = False,
+                 parent: Run | None = None) -> tuple[bytes, list[str]]:
+    """The document's bytes and what was redacted (``parent``: a branch's parent run, for
+    the side-by-side). Raises ``SecretsFound`` naming the secrets (kinds and places only) when there are
+    some and ``redact`` is not set."""
+    places = secret_places(run)
+    if places and not redact:
+        raise SecretsFound(places)
+    if places:
+        from tui.core.secrets import redact_run
+
+        run, _ = redact_run(run)
+    doc = build(run, at=at, parent=parent, redacted=places)
+    return render(doc, fmt), places
+
+
+class SecretsFound(UsageError):
+    """The run holds secrets and no redaction was asked for."""
+
+    def __init__(self, places: list[str]) -> None:
+        super().__init__(f"{len(places)} secret{'s' if len(places) != 1 else ''} found; export with --redact "
+                         "(each becomes ⟨redacted: KIND⟩)")
+        self.places = places
