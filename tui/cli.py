@@ -33,10 +33,12 @@ VERBS = {
     "stats": "tui.commands.stats",
     "diff": "tui.commands.diff",
     "branch": "tui.commands.branch",
+    "record": "tui.commands.record",
+    "export": "tui.commands.export",
 }
 
 #: Verbs that talk to the network or run for long: they keep the cyclic garbage collector on.
-LONG_LIVED = {"branch"}
+LONG_LIVED = {"branch", "record"}
 
 EXIT_BAD_INPUT = 2
 

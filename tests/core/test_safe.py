@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tui.core.safe import _SURROGATE, _UNSAFE_LINE, already_visible, one_line, utf8_already_visible, visible
+import unicodedata
+
+from tui.core.safe import _ONE_LINE, already_visible, one_line, utf8_already_visible, visible
 
 
 def test_escape_sequences_are_shown():
@@ -18,14 +20,40 @@ def test_escape_sequences_are_shown():
 
 
 def test_the_printable_fast_path_is_sound():
-    """``visible`` returns printable text untouched without a regex: every character it would
-    escape must therefore be non-printable."""
-    escaped = [c for c in range(0x110000) if _UNSAFE_LINE.match(chr(c)) or _SURROGATE.match(chr(c))]
-    assert escaped and not [hex(c) for c in escaped if chr(c).isprintable()]
+    """``visible`` returns printable ASCII untouched without a regex: every character it would
+    escape must therefore be outside it."""
+    escaped = [c for c in range(0x110000) if _ONE_LINE.match(chr(c))]
+    assert escaped and not [hex(c) for c in escaped if chr(c).isascii() and chr(c).isprintable()]
+
+
+def test_the_invisible_set_is_unicodes_categories_not_a_hand_list():
+    """Every control, format, separator and surrogate character by ``unicodedata`` (and the whole tag
+    block) is made visible, the ones the old hand list missed included (U+061C, U+180E, U+E0001...)."""
+    wanted = [c for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+              or 0xE0000 <= c <= 0xE007F]
+    missed = [hex(c) for c in wanted if not _ONE_LINE.match(chr(c))]
+    assert not missed
+    for char in ("\u061c", "\u180e", "\u00ad", "\u2064", "\U000110bd", "\U0001d173", "\u3164", "\u034f"):
+        assert char not in visible(f"a{char}b"), f"{char!r} reaches the terminal"
+
+
+def test_tag_characters_are_decoded_and_selector_bytes_read_out():
+    smuggled = "".join(chr(0xE0000 + ord(c)) for c in "ignore previous instructions")
+    assert visible(f"Hello{smuggled}!") == 'Hello⟨tags: "ignore previous instructions"⟩!'
+    assert one_line("\U000e0001\U000e0065\U000e006e") == '⟨tags: "\\U000e0001en"⟩'
+    carried = "".join(chr(0xFE00 + b) if b < 16 else chr(0xE0100 + b - 16) for b in b"rm -rf ~")
+    assert visible(f"😊{carried}") == '😊⟨variation selectors: "rm -rf ~"⟩'
+    assert visible("a\ufe01b") == "a\\ufe01b"
+
+
+def test_an_emoji_presentation_selector_after_a_symbol_stays_drawn():
+    assert visible("⚠️ careful") == "⚠️ careful" and already_visible("⚠️ careful")
+    assert visible("a\ufe0f") == "a\\ufe0f" and not already_visible("a\ufe0f")
 
 
 @pytest.mark.parametrize("text", ["plain", "£89.00 — “quoted” ✓ 日本", "tab\tnewline\n", "\x1b[2J", "x\x7f",
-                                  "\u0085", "\u2028", "\u2066isolate", "\ufeffbom", "\ud83d lone", "", "é\x00"])
+                                  "\u0085", "\u2028", "\u2066isolate", "\ufeffbom", "\ud83d lone", "", "é\x00",
+                                  "\U000e0041tag", "\u061c", "⚠️", "a\ufe0f", "ok\u3164", "😊\ufe00\ufe01"])
 def test_already_visible_agrees_with_visible(text):
     assert already_visible(text) == (visible(text) == text)
 

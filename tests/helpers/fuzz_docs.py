@@ -120,7 +120,7 @@ def _candidates() -> list[Path]:
     files = []
     for root in EXAMPLE_DIRS:
         files += [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in (".json", ".jsonl", ".yaml",
-                                                                                      ".yml", ".traj")]
+                                                                                      ".yml", ".traj", ".har")]
     return [p for p in files if p.stat().st_size <= EXAMPLE_BYTES]
 
 

@@ -29,6 +29,7 @@ from tui.core.run import Run
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
 from tui.formats import load_runs
+from tui.formats.follow import Follower, Following
 from tui.formats.options import LoadOptions
 
 
@@ -47,7 +48,8 @@ class TurnscopeApp(App):
     def __init__(self, *, runs: list[Run] | None = None, path: str | None = None, run: int | None = None,
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
-                 load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None) -> None:
+                 load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None,
+                 follower: Follower | None = None) -> None:
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
@@ -56,6 +58,8 @@ class TurnscopeApp(App):
         self.notice = notice
         self.load_options = load_options or LoadOptions()
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
+        #: Follow mode: the follower of each file opened following (``--follow``, a live run in the picker).
+        self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
         #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
         self.branch_data_dir: str | None = None
         if keymap:
@@ -85,7 +89,9 @@ class TurnscopeApp(App):
             self.push_screen(RunListScreen(path, runs))
             return
         chosen = runs[run or 0]
-        self.push_screen(StepperScreen(RunView(chosen), at, view))
+        follower = self.followers.get(path)
+        following = Following(follower, run or 0) if follower is not None else None
+        self.push_screen(StepperScreen(RunView(following.run if following else chosen), at, view, following))
         self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
 
     @on(events.OpenStepper)
@@ -130,7 +136,7 @@ class TurnscopeApp(App):
 
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:
-        self.load(event.path, event.run)
+        self.load(event.path, event.run, event.follow)
 
     @on(RunListScreen.Picked)
     def _picked(self, event: RunListScreen.Picked) -> None:
@@ -148,9 +154,15 @@ class TurnscopeApp(App):
     # -- workers -------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="load")
-    def load(self, path: str, run: int | None) -> None:
+    def load(self, path: str, run: int | None, follow: bool = False) -> None:
         try:
-            runs = load_runs(path, **self.load_options.kwargs())
+            if follow:
+                follower = Follower(path, **self.load_options.kwargs())
+                runs = follower.runs
+                self.followers[path] = follower
+            else:
+                self.followers.pop(path, None)
+                runs = load_runs(path, **self.load_options.kwargs())
             if run is not None and not 0 <= run < len(runs):
                 raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)}")
         except LoadError as exc:

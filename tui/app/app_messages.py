@@ -32,10 +32,11 @@ class IndexMessage(Message):
 class RunChosen(Message):
     """The user picked a file (and, in a multi-run file, a run) to open."""
 
-    def __init__(self, path: str, run: int | None = None) -> None:
+    def __init__(self, path: str, run: int | None = None, follow: bool = False) -> None:
         super().__init__()
         self.path = path
         self.run = run
+        self.follow = follow  # a live file: open it following
 
 
 class RunsLoaded(Message):

@@ -40,7 +40,7 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
              system: str | None = None, tools: str | None = None, view: str = "request",
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
              keymap: dict[str, str] | None = None, diff: str | None = None,
-             diff_run: int | None = None) -> TurnscopeApp:
+             diff_run: int | None = None, follow: bool = False) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
     ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
     options = LoadOptions(fmt, system, tools)
@@ -49,8 +49,15 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         keymap, notice = load_keymap(settings().config)
     state = state_dir if state_dir is not None else settings().state
     runs = None
+    follower = None
     if path is not None:
-        runs = load_runs(path, **options.kwargs())  # with the collector paused (``load_runs``)
+        if follow:  # the follower loads it (with the collector paused), and reads on from where the load ended
+            from tui.formats.follow import Follower
+
+            follower = Follower(path, **options.kwargs())
+            runs = follower.runs
+        else:
+            runs = load_runs(path, **options.kwargs())  # with the collector paused (``load_runs``)
         collector.keep_out_loaded()  # read-only from here: later collections skip the run
         if run is not None and not 0 <= run < len(runs):
             raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)} "
@@ -65,4 +72,5 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         run = 0 if run is None else run  # the stepper opens on a run, not on A's run list
         other = (diff, open_run(diff, run=diff_run, fmt=fmt))
     return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
-                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other)
+                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
+                        follower=follower)

@@ -89,6 +89,8 @@ STEPPER = [
     Binding("y", "copy", "Copy", id="stepper.copy"),
     Binding("c", "copy", "Copy", show=False, id="stepper.copy.alt"),
     Binding("escape", "back", "Back to the list", show=False, id="stepper.back"),
+    Binding("F", "follow(False)", "Following", id="stepper.follow"),
+    Binding("F", "follow(True)", "Follow the file", show=False, id="stepper.follow.start"),
     Binding("b", "branch", "Branch", id="stepper.branch"),
     Binding("B", "branches", "Branches", id="stepper.branches"),
     Binding("D", "diff", "Diff against a file", id="stepper.diff"),

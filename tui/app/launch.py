@@ -1,4 +1,4 @@
-"""``turnscope [FILE] [--at N] [--run K] [--system F] [--tools F] [--format NAME] [--diff B]``: open the stepper.
+"""``turnscope [FILE] [--at N] [--run K] [--system F] [--tools F] [--format NAME] [--diff B] [--follow]``: open the stepper.
 
 Called by ``tui.cli`` for anything that is not a verb. The file is loaded before the app
 starts, so a file that cannot be loaded (or an index out of range) prints one line,
@@ -33,6 +33,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--view", choices=VIEWS, default="request", help="the view to open on (default request)")
     p.add_argument("--diff", metavar="B", help="open the diff screen of the run against file B (Escape: the stepper)")
     p.add_argument("--diff-run", type=int, metavar="K", help="which run of B, if it holds several (0-based)")
+    p.add_argument("--follow", action="store_true",
+                   help="follow the file as it is written (a recording in progress, a live session); F toggles")
     return p
 
 
@@ -44,8 +46,12 @@ def launch(argv: list[str]) -> int:
             raise UsageError(f"unknown format {args.format!r}; known: {', '.join(format_names())}")
         from tui.app.factory import make_app  # Textual is imported only once the arguments are good
 
-        app = make_app(args.file, at=args.at, run=args.run, fmt=args.format, system=args.system,
-                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run)
+        at = args.at
+        if args.follow and not any(a == "--at" or a.startswith("--at=") for a in argv):
+            at = -1  # following starts at the end, as ``less +F`` does
+        app = make_app(args.file, at=at, run=args.run, fmt=args.format, system=args.system,
+                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run,
+                       follow=args.follow)
     except LoadError as exc:
         say(exc.line_text())
         return EXIT_BAD_INPUT

@@ -2,7 +2,9 @@
 
 A format joins the registry by adding a module here that defines ``NAME``, ``DESCRIPTION``,
 ``sniff(doc) -> int`` (0: not this format; higher: more confident) and
-``load(doc) -> list[Run]``, and listing it in ``FORMAT_MODULES``. Detection reads the
+``load(doc) -> list[Run]`` (and optionally ``near_miss(doc) -> str | None``: what an almost-matching
+file lacks), and listing it in ``FORMAT_MODULES``; a package outside turnscope adds one through
+the ``turnscope.formats`` entry point group (``tui.formats.plugins``). Detection reads the
 content, never the file name; ``--format NAME`` forces one. ``open_runs`` is the one
 entry point the CLI, the app and the tests use.
 """
@@ -27,15 +29,26 @@ FORMAT_MODULES = [
     "tui.formats.claude_trace",
     "tui.formats.claude_code",
     "tui.formats.openai",
+    "tui.formats.codex",
+    "tui.formats.inspect_log",
+    "tui.formats.har",
+    "tui.formats.otel",
+    "tui.formats.langfuse",
+    "tui.formats.gemini",
 ]
 
 _loaded: list[ModuleType] | None = None
 
 
 def formats() -> list[ModuleType]:
+    """The built-in loaders, then the plug-ins (``tui.formats.plugins``: entry point group
+    ``turnscope.formats``); a broken plug-in is named in one warning and left out."""
     global _loaded
     if _loaded is None:
-        _loaded = [importlib.import_module(name) for name in FORMAT_MODULES]
+        from tui.formats.plugins import plugin_formats
+
+        builtin = [importlib.import_module(name) for name in FORMAT_MODULES]
+        _loaded = builtin + plugin_formats({m.NAME for m in builtin})
     return _loaded
 
 
@@ -50,6 +63,11 @@ def detect(doc: Document) -> ModuleType:
         if score > best_score:
             best, best_score = module, score
     if best is None:
+        for module in formats():  # a file that is almost one of the formats: say what it lacks
+            near = getattr(module, "near_miss", None)
+            what = near(doc) if near is not None else None
+            if what:
+                raise LoadError(doc.path, f"almost a '{module.NAME}' file, but {what} (--format NAME forces one)", 1, 1)
         doc.raise_unknown(format_names())
     return best
 

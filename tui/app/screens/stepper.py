@@ -29,7 +29,9 @@ from tui.app import keys
 from tui.app.command_palette import DiffProvider, GoToProvider
 from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
+from tui.app.widgets.follow_watch import FollowStarted, FollowWatch
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
@@ -40,9 +42,12 @@ from tui.core.grammar import check_run
 from tui.core.paths import short_path
 from tui.core.prefix import request_json
 from tui.core.safe import one_line
+from tui.core.content import content_findings
+from tui.core.grammar.findings import sort_findings
 from tui.core.search import Matches, search
 from tui.core.view.analyses import Stopped
 from tui.core.view.run_view import RunView
+from tui.formats.follow import Following
 
 #: Seconds without a step before the background analyses go on.
 IDLE = 0.3
@@ -64,7 +69,7 @@ class StepperScreen(FittedFooter, Screen):
             "at N and re-runs the model from there (a branch); B lists the run's branches.")
     BINDINGS = keys.STEPPER
     FOOTER_DROP = keys.STEPPER_FOOTER_DROP
-    COMMANDS = {GoToProvider, DiffProvider}
+    COMMANDS = {GoToProvider, DiffProvider, ShareProvider}
 
     header = getters.query_one("#run-header", Static)
     tabs = getters.query_one("#tabs", Static)
@@ -77,12 +82,18 @@ class StepperScreen(FittedFooter, Screen):
     problems = getters.query_one("#problems", ProblemsView)
     tokens_view = getters.query_one("#tokens", TokensView)
 
-    def __init__(self, view: RunView, at: int = 0, view_name: str = "request") -> None:
+    def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
+                 following: Following | None = None) -> None:
         super().__init__()
         self.view = view
         self.index = max(0, min(at, view.rows - 1))
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
+        self.following = following  # follow mode: the file is watched and the run grows (F)
+        if following is not None:
+            following.looked(self.index)
+        self._checked = view.total  # the messages the findings shown cover (follow mode grows the run)
+        self._recheck = None
 
     def compose(self) -> ComposeResult:
         # The header, tabs and status lines get their text now, and the screen its breakpoint
@@ -102,6 +113,8 @@ class StepperScreen(FittedFooter, Screen):
                     yield TokensView(self.view, id="tokens")
         yield Static(self.status_text(), id="status")
         yield Footer()
+        if self.following is not None:
+            yield FollowWatch(self.following)
 
     def on_mount(self) -> None:
         self.message_list.focus()
@@ -128,6 +141,8 @@ class StepperScreen(FittedFooter, Screen):
     def go_to(self, index: int) -> None:
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
+        if self.following is not None:
+            self.following.looked(self.index)
         self.hold_analyses()  # background work waits while the user steps
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
@@ -160,6 +175,10 @@ class StepperScreen(FittedFooter, Screen):
         run = view.run
         source = run.source
         text = Text()
+        following = self.following
+        if following is not None and following.on:  # first: it must show at 80 columns too
+            text.append("following", "bold reverse")
+            text.append(f" · {following.unseen} new · " if following.unseen else " · ", "bold")
         if n >= view.total:
             text.append(f"next request after {view.total} messages", "bold")
         else:
@@ -171,9 +190,12 @@ class StepperScreen(FittedFooter, Screen):
             calls = len(run.calls)
             text.append(f" · by the {view.producers[n].kind} ({calls} model call{'s' * (calls != 1)})")
         call = run.call_for(n)
-        exact = run.exact or (call is not None and call.request is not None)
+        recorded = call is not None and call.request is not None
+        converted = recorded and bool(call.request.converted) and not run.exact
+        exact = run.exact or (recorded and not converted)
         text.append(" · ")
-        text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
+        word_of = "exact" if exact else "converted" if converted else "reconstructed"
+        text.append(word_of, "bold green" if exact else "bold yellow")
         text.append(f"{word} · ")
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
@@ -229,6 +251,8 @@ class StepperScreen(FittedFooter, Screen):
                 text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")
             if view.findings or unsourced:
                 text.append("  ] [ next/previous finding", "dim")
+            if self._checked < view.total:
+                text.append(f"  (checked up to message {self._checked - 1}; again when the file is quiet)", "italic")
         if self.matches is not None:
             text.append("   search " + one_line(self.matches.describe()))
             if self.matches.rows:
@@ -268,11 +292,83 @@ class StepperScreen(FittedFooter, Screen):
         self.describe_status()
         self.refresh_bindings()
 
+    # -- follow mode (``tui.formats.follow`` holds the logic) ----------------------------
+
+    def on_follow_watch_updated(self, event: FollowWatch.Updated) -> None:
+        """More of the file arrived: the run grows under the cursor, which moves on only from the end."""
+        assert self.following is not None
+        before = self.view.total
+        self.view.grow(self.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        if event.update.notice:
+            self.notify(one_line(event.update.notice), title="Following", severity="warning", markup=False)
+        index = self.following.cursor(self.index, before)
+        if index != self.index or event.update.reloaded or self.index >= self.view.total:
+            self.go_to(index)
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self._check_again()
+
+    def on_follow_watch_failed(self, event: FollowWatch.Failed) -> None:
+        self.notify(one_line(event.problem), title="Following", severity="error", markup=False)
+
+    def _check_again(self) -> None:
+        """The grammar check again once the file has been quiet for 2 seconds: on a long run the check
+        holds the interpreter for most of a second, which would slow every step if it ran on each
+        line; until then the status line says how far the findings go."""
+        if self._recheck is not None:
+            self._recheck.stop()
+        self._recheck = self.set_timer(2.0, self._check_now)
+        self.describe_status()
+
+    def _check_now(self) -> None:
+        self._checked = self.view.total
+        self.check_run()
+
+    def action_follow(self, on: bool) -> None:
+        """F: follow the file (and go to its end, as ``less +F``), or stop following."""
+        if self.following is None:
+            self.notify("reading the file to follow it …", title="Following", markup=False, timeout=2)
+            self.start_following()
+            return
+        self.following.on = on
+        if on:
+            self.go_to(self.view.total - 1)
+            self.query_one(FollowWatch).poll_now()
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self.refresh_bindings()
+
+    def on_follow_started(self, event: FollowStarted) -> None:
+        self.following = event.following
+        self.mount(FollowWatch(event.following))
+        self.view.grow(event.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        self.go_to(self.view.total - 1)
+        self.refresh_bindings()
+
     # -- keys (``keys.STEPPER``) -----------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="findings")
     def check_run(self) -> None:
-        self.post_message(events.FindingsReady(check_run(self.view.run)))
+        run = self.view.run
+        self.post_message(events.FindingsReady(sort_findings([*check_run(run), *content_findings(run)])))
+
+    @work(thread=True, exclusive=True, group="follow-start")
+    def start_following(self) -> None:
+        from tui.formats.follow import Follower
+
+        source = self.view.run.source
+        try:
+            follower = Follower(source.path, **self.app.load_options.kwargs())
+        except (LoadError, UsageError, OSError) as exc:
+            text = exc.line_text() if isinstance(exc, LoadError) else str(exc)
+            self.app.call_from_thread(self.notify, one_line(text), title="Cannot follow", severity="error",
+                                      markup=False)
+            return
+        self.post_message(FollowStarted(Following(follower, source.run_index)))
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, query: str, origin: int) -> None:
@@ -300,6 +396,9 @@ class StepperScreen(FittedFooter, Screen):
             return bool(self.view.findings) or bool(self.view.analyses.unsourced)
         if action == "back":
             return len(self.app.screen_stack) > 2
+        if action == "follow":  # F stops while following (and shows so), starts otherwise
+            following = self.following is not None and self.following.on
+            return bool(parameters[0]) != following
         return True
 
     def _go_or_say(self, found: int | None, step: int, what: str) -> None:

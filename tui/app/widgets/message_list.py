@@ -59,6 +59,12 @@ class MessageList(CursorRows):
         # smaller terminal can leave it below the list: keep the current message in view.
         self.follow_cursor()
 
+    def rows_changed(self) -> None:
+        """The run grew or was loaded again (follow mode): its rows now, drawn again."""
+        self.virtual_size = Size(0, self.view.rows)
+        self._strips.clear()
+        self.refresh()
+
     def marks_changed(self) -> None:
         """Findings arrived: redraw the marks."""
         self._strips.clear()

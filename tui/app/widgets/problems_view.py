@@ -56,7 +56,8 @@ class ProblemsView(OptionList):
     """Findings, sorted by index."""
 
     HELP = ("Every finding of the grammar check: severity, index (and block), rule, the API's own words and a "
-            "likely cause; then the provenance warnings (a tool input that no earlier message, system prompt "
+            "likely cause, with the content check's hidden_text (text a person does not see) and secret_in_content "
+            "(a credential, by kind and last four characters); then the provenance warnings (a tool input that no earlier message, system prompt "
             "or tool schema holds: the model produced it); then what the loader noticed. Enter (or a click) "
             "jumps to the index.")
     BINDINGS = keys.PROBLEMS

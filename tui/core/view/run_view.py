@@ -89,6 +89,21 @@ class RunView:
         self._tools: list[tuple[int, str, str]] | None = None
         self.analyses = RunAnalyses(run)  # token report and provenance, filled by workers
 
+    def grow(self, run: Run) -> None:
+        """Follow mode read more of the file: ``run`` is the run now. Per-row caches start again
+        (they are per row shown, so cheap); the findings and provenance warnings of the run before
+        stand, their indices unchanged, until a worker checks the run again; the token report
+        is computed again for the new run."""
+        self.run = run
+        self.total = len(run.messages)
+        self.producers = Producers(run)
+        self._summaries = {}
+        self._call_rows = [call.message for call in run.calls]
+        self._tools = None
+        unsourced = self.analyses.unsourced
+        self.analyses = RunAnalyses(run)
+        self.analyses.unsourced = unsourced
+
     # -- rows ----------------------------------------------------------------------------
 
     @property
