@@ -121,7 +121,7 @@ def test_the_fast_path_on_a_runs_json_agrees_with_the_walk(tmp_path):
     must never settle a run that has some: each planted kind alone, and each hidden payload alone."""
     from hostile import CORPUS
 
-    from tui.core.content import content_findings
+    from tui.core.content_check import content_findings
     from tui.core.hidden import hidden_in
     from tui.core.run import Run
 
@@ -149,7 +149,7 @@ def test_the_fast_path_on_a_runs_json_agrees_with_the_walk(tmp_path):
 def test_a_secret_under_any_key_of_a_tool_input_is_found_and_redacted_an_id_of_a_block_is_not(tmp_path, capfd):
     """Inside a tool's input every key is the model's text (``{"data": ..., "id": ..., "signature": ...}``);
     outside it, a block's id, signature and data are opaque and stay as they are."""
-    from tui.core.content import content_findings
+    from tui.core.content_check import content_findings
     from tui.core.run import Run
 
     secret = SECRETS["GitHub Token"]

@@ -11,7 +11,7 @@ the dialog and the notifications are the UI thread's.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,8 +25,9 @@ from textual.widgets import Static
 from tui.app.render import styles as palette
 from tui.core.safe import one_line
 
-if TYPE_CHECKING:  # pragma: no cover
-    from tui.app.screens.stepper import StepperScreen
+#: The screen an export runs from (the stepper: its ``view``, ``index``, ``notify``, ``run_worker``). Not
+#: imported: the stepper imports this module.
+StepperScreen = Any
 
 
 class RedactScreen(ModalScreen[bool]):
@@ -62,8 +63,7 @@ def _say(screen: StepperScreen, text: str, title: str, severity: str = "informat
 
 def export_run(screen: StepperScreen, fmt: str) -> None:
     """Scan for secrets in a worker; ask when there are some; then write."""
-    from tui.commands.export import default_output
-    from tui.core.export import secret_places
+    from tui.core.export import default_output, secret_places
 
     run, at = screen.view.run, min(screen.index, len(screen.view.run.messages))
     target = default_output(run.source.path or "run", fmt)
@@ -89,14 +89,15 @@ def export_run(screen: StepperScreen, fmt: str) -> None:
 
 
 def _write(screen: StepperScreen, fmt: str, at: int, target: str, *, redact: bool) -> None:
-    from tui.commands.export import export_bytes
     from tui.core import jsonio
+    from tui.core.export import export_bytes
+    from tui.formats import open_run
 
     run = screen.view.run
 
     def write() -> None:
         try:
-            data, places = export_bytes(run, fmt, at=at, redact=redact)
+            data, places = export_bytes(run, fmt, at=at, redact=redact, open_run=open_run)
             jsonio.atomic_write(target, data)
         except OSError as exc:
             screen.app.call_from_thread(_say, screen, f"{target}: cannot write: {exc.strerror or exc}",

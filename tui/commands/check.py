@@ -21,7 +21,7 @@ from tui.commands.common import add_file_options, location, out, runs_from_args,
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import LoadError
-from tui.core.content import content_findings
+from tui.core.content_check import content_findings
 from tui.core.grammar import ERROR, check_run
 from tui.core.grammar.findings import sort_findings
 from tui.core.safe import one_line

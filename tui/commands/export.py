@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from tui.commands.common import open_from_args, out, say
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
-from tui.core.export import FORMATS, HTML, build, render, secret_places
-from tui.core.run import Run
+from tui.core.export import FORMATS, HTML, SecretsFound, default_output, export_bytes
 from tui.core.safe import one_line
-from tui.formats import format_names
+from tui.formats import format_names, open_run
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,47 +43,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="replace each credential found with ⟨redacted: KIND⟩ (required when there are any)")
 
 
-def default_output(path: str, fmt: str) -> str:
-    """``run.jsonl`` -> ``run.html`` (or ``run.md``) in the current directory."""
-    return str(Path(Path(path).name).with_suffix("." + fmt))
-
-
-def parent_of(run: Run) -> Run | None:
-    """The parent run of a branch file, when it can still be read (else the side-by-side is left out)."""
-    from tui.formats import open_run
-
-    origin = (run.lineage or {}).get("parent") if isinstance((run.lineage or {}).get("parent"), dict) else None
-    if not origin or not isinstance(origin.get("path"), str):
-        return None
-    try:
-        return open_run(origin["path"], run=origin.get("run") if isinstance(origin.get("run"), int) else None)
-    except Exception:  # noqa: BLE001 - a moved or damaged parent only drops the side-by-side
-        return None
-
-
-def export_bytes(run: Run, fmt: str, *, at: int | None = None, redact: bool = False) -> tuple[bytes, list[str]]:
-    """The document's bytes and what was redacted. Raises ``UsageError`` naming the secrets (kinds and places
-    only) when there are some and ``redact`` is not set."""
-    places = secret_places(run)
-    if places and not redact:
-        raise SecretsFound(places)
-    if places:
-        from tui.core.secrets import redact_run
-
-        run, _ = redact_run(run)
-    doc = build(run, at=at, parent=parent_of(run), redacted=places)
-    return render(doc, fmt), places
-
-
-class SecretsFound(UsageError):
-    """The run holds secrets and no redaction was asked for."""
-
-    def __init__(self, places: list[str]) -> None:
-        super().__init__(f"{len(places)} secret{'s' if len(places) != 1 else ''} found; export with --redact "
-                         "(each becomes ⟨redacted: KIND⟩)")
-        self.places = places
-
-
 def run(args: argparse.Namespace) -> int:
     r = open_from_args(args)
     fmt = args.doc_format
@@ -93,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(target) and os.path.samefile(target, args.file):
         raise UsageError(f"{target}: refusing to overwrite the input file")
     try:
-        data, places = export_bytes(r, fmt, at=args.at, redact=args.redact)
+        data, places = export_bytes(r, fmt, at=args.at, redact=args.redact, open_run=open_run)
     except SecretsFound as exc:
         say(f"{args.file}: {exc}")
         for place in exc.places:

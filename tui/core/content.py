@@ -4,8 +4,8 @@
 the tools' names and descriptions, and in each message each block's text, thinking, tool input
 (field by field) and tool result. The opaque values a replay needs byte-exact (a thinking block's
 ``signature``, ``redacted_thinking`` data, encrypted content, ids, media data) are not text and are
-never yielded, so nothing mistakes them for a secret or rewrites them. ``content_findings`` is the
-content check the Problems view and ``check`` show beside the grammar's findings.
+never yielded, so nothing mistakes them for a secret or rewrites them. ``tui.core.content_check`` is
+the content check the Problems view and ``check`` show beside the grammar's findings.
 """
 
 from __future__ import annotations
@@ -99,21 +99,3 @@ def text_places(run: Run) -> Iterator[Place]:
     for i, message in enumerate(run.messages):
         for j, block in enumerate(blocks_of(message)):
             yield from _block_places(i, j, block)
-
-
-def content_findings(run: Run) -> list:
-    """The content check: hidden text and secrets, as findings sorted like the grammar's."""
-    from tui.core import jsonio
-    from tui.core.grammar.findings import sort_findings
-    from tui.core.hidden import hidden_findings, may_hide
-    from tui.core.secrets import may_hold_secrets, secret_findings
-
-    # The common case, a run with neither, is settled on its JSON at C speed; a walk only when needed.
-    data = jsonio.dumps([run.system, run.tools, run.messages])
-    hidden, secrets = may_hide(data), may_hold_secrets(data)
-    del data
-    if not (hidden or secrets):
-        return []
-    places = list(text_places(run))  # one walk for both scans
-    return sort_findings((hidden_findings(run, places) if hidden else [])
-                         + (secret_findings(run, places) if secrets else []))

@@ -42,7 +42,7 @@ from tui.core.grammar import check_run
 from tui.core.paths import short_path
 from tui.core.prefix import request_json
 from tui.core.safe import one_line
-from tui.core.content import content_findings
+from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
 from tui.core.search import Matches, search
 from tui.core.view.analyses import Stopped
