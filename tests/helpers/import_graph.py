@@ -131,6 +131,6 @@ def violations(root: Path) -> list[str]:
         if source is not None and target is not None and target > source:
             out.append(f"{imp.where()} ({LAYERS[source][0]} may not import {LAYERS[target][0]}, a higher layer)")
     for component in cycles(modules, imports):
-        ties = [imp.where() for imp in imports if imp.source in component and imp.target in component]
+        ties = list(dict.fromkeys(imp.where() for imp in imports if imp.source in component and imp.target in component))
         out.append("import cycle: " + " -> ".join(component) + "; " + "; ".join(ties))
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 
 from tui.app import keys
@@ -37,7 +38,11 @@ class MessageList(CursorRows):
     BINDINGS = keys.MESSAGE_LIST
 
     class Moved(IndexMessage):
-        """The user moved the cursor to ``index``."""
+        """The user moved the cursor to ``index``. A newer move replaces one not yet handled, so a held
+        key is one step per frame the screen draws, not one per key repeat."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, MessageList.Moved)
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import work
+from textual.cache import LRUCache
 from textual.worker import get_current_worker
 from textual.message import Message
 
@@ -87,7 +88,7 @@ class RequestPane(LineView):
         self.schemas: set[int] = set()
         self.messages_open: dict[int, bool] = {}
         self.blocks_open: set[tuple[int, int]] = set()
-        self._cache: dict[tuple, list[Part]] = {}
+        self._cache: LRUCache[tuple, list[Part]] = LRUCache(256)
         #: ``(index, target, text)``: a traced value marked at its source while ``index`` is shown.
         self.source_mark: tuple[int, Target, str] | None = None
 
@@ -139,8 +140,6 @@ class RequestPane(LineView):
         key = (i, id(message), tuple(sorted(b for j, b in self.blocks_open if j == i)))
         body = self._cache.get(key)
         if body is None:
-            if len(self._cache) > 256:
-                self._cache.clear()
             body = self._cache[key] = message_parts(i, message, self.blocks_open)
         return [Rows([head], ("message", i)), *body]
 
