@@ -8,6 +8,7 @@ owns the cursor keys and posts ``MessageList.Moved``; the screen sets ``cursor``
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -16,7 +17,7 @@ from textual.strip import Strip
 
 from tui.app import palette
 from tui.app.events import IndexMessage
-from tui.app.lines import segments
+from tui.app.lines import fit, segments
 from tui.app.runview import RunView
 from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
@@ -84,16 +85,17 @@ class MessageList(CursorRows):
         if view.analyses.report is not None:  # the input tokens of the request that produced i
             head.append(view.analyses.input_label(i).rjust(TOKENS_WIDTH) + " ", palette.DIM)
         room = width - head.cell_len - (len(stop) + 1 if stop else 0) - 1
-        summary = view.summary(i)
-        if len(summary) > room:
-            summary = summary[: max(room - 1, 0)] + "…" if room > 1 else ""
-        text = head + Text(summary.ljust(max(room, 0)))
+        summary = fit(view.summary(i), room)  # by terminal cells: CJK and emoji take two
+        text = head + Text(summary + " " * max(room - cell_len(summary), 0))
         if stop:
             text.append(" " + stop, palette.WARNING if stop == "max_tokens" else palette.DIM)
         return text
 
     def line_text(self, row: int, width: int) -> Text:
-        return Text(" ") + self.row_text(row, width - 1)
+        text = Text(" ") + self.row_text(row, width - 1)
+        if text.cell_len > width:  # a list narrower than its columns: the row ends in an ellipsis, not mid-glyph
+            text.truncate(width, overflow="ellipsis")
+        return text
 
     def cursor_strip(self, strip: Strip) -> Strip:
         """The cursor row: ``▶`` in its first cell (it reads without colour)."""

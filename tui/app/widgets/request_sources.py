@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import work
 from textual.worker import get_current_worker
 
 from tui.app import palette
 from tui.app.analyses import Stopped
-from tui.app.lines import Target
+from tui.app.lines import Mark, Target
+from tui.app.widgets.lineview import LineView
 from tui.core.provenance import Value, source_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,10 +88,9 @@ class SourceMarks:
                 return y
         return None
 
-    def style_row(self: RequestPane, row: int, text: Text) -> Text:
+    def row_marks(self: RequestPane, row: int) -> list[Mark]:
+        marks = LineView.row_marks(self, row)
         mark = self.source_mark
         if mark is None or not mark[2] or mark[0] != self.index or self.document.target(row) != mark[1]:
-            return text
-        text = text.copy()
-        text.highlight_words([mark[2]], palette.SOURCE, case_sensitive=True)
-        return text
+            return marks
+        return [*marks, (mark[2], palette.SOURCE, True)]
