@@ -107,7 +107,7 @@ def _break(line: str, pos: int, end: int) -> tuple[int, int]:
                 nxt -= 1  # a mark on the last space stays with it
             return cut, nxt
         before = line[k - 1]
-        if before in BREAK_AFTER and get_character_cell_size(char):
+        if before in BREAK_AFTER and char.isalnum() and get_character_cell_size(char):  # before a word
             if before in ",." and char.isdigit() and k >= 2 and line[k - 2].isdigit():
                 continue  # 8,900 and 3.14 are one token
             return k, k
