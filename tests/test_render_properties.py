@@ -187,9 +187,11 @@ def test_diff_pairs_fit_the_width_and_mark_the_changed_value_on_every_row(a_text
     rows = [part.row(k, width) for k in range(part.count(width))]
     assert all(row.cell_len <= width for row in rows), [(r.plain, r.cell_len) for r in rows]
     drawn = squeeze("".join(r.plain for r in rows).replace("│", ""))
-    folded = "expand" in drawn  # a block past BLOCK_ROWS rows folds with its size (not lost: Enter opens it)
+    folded = "…" in drawn  # a block past BLOCK_ROWS rows folds with its size (not lost: Enter opens it)
     for value in (before, after, display(a_text), display(b_text)):
         assert squeeze(value) in drawn or mode == SIDE or folded
+    if folded:
+        return
     if mode == SIDE:  # each side on its own, the changes below them
         sides = [(r[: r.plain.index(SEPARATOR)], r[r.plain.index(SEPARATOR) + len(SEPARATOR):])
                  for r in rows if SEPARATOR in r.plain]

@@ -355,7 +355,10 @@ class Wrapped(Part):
         k -= heads
         pad = Text(" " * self._pad)
         if k >= len(spans):
-            return Text.assemble(pad, (fit(f"… {self.note} · enter: expand", width - self._pad), "dim italic")), -1
+            room = width - self._pad
+            note = next((n for n in (f"… {self.note} · enter: expand", f"… {self.note}", "… more") if cell_len(n) <= room),
+                        "…")
+            return Text.assemble(pad, (fit(note, room), "dim italic")), -1
         start, end = spans[k]
         lead = pad
         if k == 0 and not heads and self.head.plain.strip():
