@@ -27,7 +27,7 @@ async def test_provenance_of_8900_goes_to_message_2_with_the_value_marked(tmp_pa
         screen = stepper(app)
         assert screen.index == 2 and screen.view_name == "request" and screen.focused is pane
         row = pane.text_rows()[pane.cursor]
-        assert '"total_cents":8900' in row
+        assert "total_cents: 8900" in row  # the result's JSON shown field by field
         # On screen, 8900 is drawn marked (reverse video: it reads without colour too), the rest of the row not.
         y = pane.cursor - pane.scroll_offset.y
         strip = pane.render_line(y)

@@ -30,6 +30,11 @@ from tui.core.provenance import Value
 RECENT = 2
 
 
+def _of_message(entry: tuple) -> int:
+    """The message an entry of ``blocks_open`` belongs to: ``(i, b)``, or ``("fold", i, b, path)``."""
+    return entry[1] if entry[0] == "fold" else entry[0]
+
+
 class FoldedRange(Part):
     """Messages a..b-1 of the request, one summary row each, drawn only when on screen."""
 
@@ -89,7 +94,8 @@ class RequestPane(SourceMarks, LineView):
         self.tools_open = False
         self.schemas: set[int] = set()
         self.messages_open: dict[int, bool] = {}
-        self.blocks_open: set[tuple[int, int]] = set()
+        #: ``(i, b)``: block b of message i opened; ``("fold", i, b, path)``: a field in it flipped.
+        self.blocks_open: set[tuple] = set()
         self._cache: dict[tuple, list[Part]] = {}
         #: ``(index, target, text)``: a traced value marked at its source while ``index`` is shown.
         self.source_mark: tuple[int, Target, str] | None = None
@@ -139,7 +145,7 @@ class RequestPane(SourceMarks, LineView):
         role = view.role(i) if is_run_message else str(message.get("role") if isinstance(message, dict) else "?")
         mark = palette.MARK.get(view.severity(i)) if is_run_message else None
         head = sections.message_head(i, role, view.producers[i], view.stop_reason(i), True, mark)
-        key = (i, id(message), tuple(sorted(b for j, b in self.blocks_open if j == i)))
+        key = (i, id(message), tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
         body = self._cache.get(key)
         if body is None:
             if len(self._cache) > 256:
@@ -219,6 +225,8 @@ class RequestPane(SourceMarks, LineView):
             self.messages_open[i] = not self.messages_open.get(i, i >= count - RECENT)
         elif kind == "block":
             self.blocks_open ^= {(target[1], target[2])}
+        elif kind == "field":  # a nested object folded, or a payload opened, inside a block
+            self.blocks_open ^= {("fold", *target[1:])}
         else:
             return
         self._build(target)

@@ -24,6 +24,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from tui.app.widgets.request_pane import RequestPane
 
 
+def in_block(target: Target, block: Target) -> bool:
+    """``target`` is ``block`` or a field inside it (``("field", i, b, path)`` inside ``("block", i, b)``)."""
+    if target == block:
+        return True
+    return bool(target and block and target[0] == "field" and block[0] == "block" and target[1:3] == block[1:3])
+
+
 class SourceMarks:
     """Traces in a worker; Enter on a value; the mark at its source."""
 
@@ -82,7 +89,7 @@ class SourceMarks:
         if row is None or not text:
             return None
         for y in range(row, min(len(doc), row + 100_000)):
-            if doc.target(y) != target:
+            if not in_block(doc.target(y), target):
                 return None
             if text in doc.row(y).plain:
                 return y
@@ -91,6 +98,6 @@ class SourceMarks:
     def row_marks(self: RequestPane, row: int) -> list[Mark]:
         marks = LineView.row_marks(self, row)
         mark = self.source_mark
-        if mark is None or not mark[2] or mark[0] != self.index or self.document.target(row) != mark[1]:
+        if mark is None or not mark[2] or mark[0] != self.index or not in_block(self.document.target(row), mark[1]):
             return marks
         return [*marks, (mark[2], palette.SOURCE, True)]
