@@ -34,6 +34,10 @@ CALL = Binding.Group("Call")
 MATCH = Binding.Group("Match")
 FINDING = Binding.Group("Finding")
 VIEW = Binding.Group("View", compact=True)
+SPLIT = Binding.Group("Split", compact=True)
+#: The list's share of a wide screen (percent) and its rows on a narrow one: the default, the bounds, a step.
+SPLIT_WIDE, SPLIT_WIDE_RANGE, SPLIT_WIDE_STEP = 46, (15, 85), 8
+SPLIT_NARROW, SPLIT_NARROW_RANGE, SPLIT_NARROW_STEP = 7, (3, 40), 3
 
 STEPPER_BINDINGS = [
     Binding("n", "call(1)", "Next model call", id="stepper.next_call", group=CALL),
@@ -52,6 +56,9 @@ STEPPER_BINDINGS = [
     Binding("2", "view('raw')", "Raw view", id="stepper.view_raw", group=VIEW),
     Binding("3", "view('account')", "Account view", id="stepper.view_account", group=VIEW),
     Binding("4", "view('problems')", "Problems view", id="stepper.view_problems", group=VIEW),
+    Binding("plus", "split(1)", "List wider", id="stepper.split_wider", group=SPLIT),
+    Binding("minus", "split(-1)", "List narrower", id="stepper.split_narrower", group=SPLIT),
+    Binding("f", "zoom", "Zoom", id="stepper.zoom"),
     Binding("y", "copy", "Copy", id="stepper.copy"),
     Binding("c", "copy", "Copy", show=False, id="stepper.copy.alt"),
     Binding("escape", "back", "Back to the list", show=False, id="stepper.back"),
@@ -64,6 +71,8 @@ STEPPER_BINDINGS = [
 #: swaps Step and Call for ] [ Finding, an active search for > < Match; a focused view's own keys
 #: (enter, w, x) go before Call does. ``?`` lists every key.
 STEPPER_FOOTER_DROP = (
+    ("stepper.split_wider", "stepper.split_narrower"),
+    ("stepper.zoom",),
     ("stepper.diff",),
     ("stepper.copy",),
     ("stepper.branches",),
@@ -181,6 +190,44 @@ class StepperActions(FittedFooter):
 
     def action_view(self: StepperScreen, name: str) -> None:
         self.show_view(name)
+
+    def action_split(self: StepperScreen, step: int) -> None:
+        """Move the split between the list and the views (wider/taller list with 1, narrower with -1)."""
+        if self.has_class("-narrow"):
+            low, high = SPLIT_NARROW_RANGE
+            self.split_rows = max(low, min(high, self.split_rows + step * SPLIT_NARROW_STEP))
+        else:
+            low, high = SPLIT_WIDE_RANGE
+            self.split_share = max(low, min(high, self.split_share + step * SPLIT_WIDE_STEP))
+        self.zoomed = None
+        self.apply_split()
+
+    def action_zoom(self: StepperScreen) -> None:
+        """The focused side (the list, or the view) to the whole screen; again: both sides back."""
+        if self.zoomed:
+            self.zoomed = None
+        else:
+            self.zoomed = "list" if self.focused is self.message_list else "views"
+        self.apply_split()
+
+    def apply_split(self: StepperScreen) -> None:
+        """The list's size and the zoom as set by ``split``/``zoom`` (on a resize too: the layout may have
+        switched between beside and above)."""
+        zoomed = self.zoomed
+        right = self.query_one("#right")
+        self.message_list.display = zoomed != "views"
+        right.display = zoomed != "list"
+        styles = self.message_list.styles
+        if zoomed == "list":
+            styles.width, styles.height = "100%", "1fr"
+        elif self.has_class("-narrow"):
+            styles.width, styles.height = None, self.split_rows
+        else:
+            styles.width, styles.height = f"{self.split_share}%", None
+        if zoomed == "views" and self.focused is self.message_list:
+            {"problems": self.problems, "tokens": self.tokens_view}.get(self.view_name, self.request).focus()
+        if self.message_list.display:
+            self.call_after_refresh(self.message_list.follow_cursor)
 
     def action_copy(self: StepperScreen) -> None:
         self.copy_request(self.index)

@@ -21,7 +21,7 @@ from textual.widgets import ContentSwitcher, Footer, Static
 from tui.app import events
 from tui.app.commands import GoToProvider
 from tui.app.runview import RunView
-from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
+from tui.app.screens.actions import SPLIT_NARROW, SPLIT_WIDE, STEPPER_BINDINGS, StepperActions
 from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
 from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions
 from tui.app.widgets.account_view import AccountView
@@ -55,7 +55,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5). D diffs the run against another file. b edits the request "
+            "what each request cost in tokens (5). + and - move the split between them, f zooms the focused side "
+            "to the whole screen (f again: both). D diffs the run against another file. b edits the request "
             "at N and re-runs the model from there (a branch); B lists the run's branches.")
     BINDINGS = with_analysis_bindings([*STEPPER_BINDINGS, *BRANCH_BINDINGS])
     COMMANDS = {GoToProvider, DiffProvider}
@@ -77,6 +78,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         self.index = max(0, min(at, view.rows - 1))
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
+        #: The list's share of a wide screen, its rows on a narrow one, and which side is zoomed (``+ - f``).
+        self.split_share, self.split_rows, self.zoomed = SPLIT_WIDE, SPLIT_NARROW, None
 
     def compose(self) -> ComposeResult:
         # The header, tabs and status lines get their text now, and the screen its breakpoint
@@ -177,6 +180,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
 
     def on_resize(self) -> None:
         self.header.update(self.header_text(), layout=False)
+        if self.zoomed or self.split_share != SPLIT_WIDE or self.split_rows != SPLIT_NARROW:
+            self.call_after_refresh(self.apply_split)
 
     def tabs_text(self, name: str) -> Text:
         counts = ""
