@@ -58,7 +58,7 @@ def fit(text: str, cells: int) -> str:
         if used + size > cells - 1:
             break
         used, end = used + size, stop
-    return text[:end] + "…"
+    return text[:end] + ("" if text[:end].endswith("…") else "…")
 
 
 #: A row may end just after one of these when no space is near (``src/app/`` ``main.py``, ``a,`` ``b``);

@@ -24,5 +24,7 @@ CARRIED, NEW = "dim", "bold"
 NOTE = "italic dim"
 
 #: The finding mark in the message list and the request pane.
-MARK = {"error": ("✗", ERROR), "warning": ("△", WARNING)}
+#: A provenance note (a value no earlier message holds): a class below warnings, drawn quieter.
+NOTE_MARK = "italic"
+MARK = {"error": ("✗", ERROR), "warning": ("△", WARNING), "note": ("◦", NOTE_MARK)}
 FOLDED, OPEN = "▸", "▾"

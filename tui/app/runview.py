@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tui.app.analyses import RunAnalyses
-from tui.core.grammar import ERROR, WARNING, Finding
+from tui.core.grammar import ERROR, Finding
+
+#: The class of a provenance note: below the grammar's errors and warnings.
+NOTE = "note"
 from tui.core.producers import Producer, producer_at
 from tui.core.run import Run, block_type, blocks_of
 from tui.core import jsonio
@@ -125,7 +128,11 @@ def summary_of(message: Any, width: int = SUMMARY_WIDTH, names: dict[str, str] |
         return "(empty)"
     parts = []
     share = width if len(content) == 1 else width // 2
-    for block in content[:12]:
+    shown = content[:12]
+    calls = [b for b in shown if isinstance(b, dict) and b.get("type") in TOOL_USES]
+    if calls:  # the calls are what a person scans for: first, the words around them after
+        shown = calls + [b for b in shown if not (isinstance(b, dict) and b.get("type") in TOOL_USES)]
+    for block in shown:
         parts.append(block_phrase(block, share, names))
     if len(content) > 12:
         parts.append(f"+{len(content) - 12} blocks")
@@ -148,6 +155,7 @@ class RunView:
         self.findings: list[Finding] | None = None
         self._severity: dict[int, str] = {}
         self._finding_rows: list[int] = []
+        self._note_rows: list[int] = []
         self._unsourced_rows: set[int] = set()
         self._summaries: dict[int, str] = {}
         self._call_rows = [call.message for call in run.calls]
@@ -207,14 +215,20 @@ class RunView:
 
     def _marks_changed(self) -> None:
         self._unsourced_rows = {i for i, _ in self.analyses.unsourced or []}
-        self._finding_rows = sorted(set(self._severity) | self._unsourced_rows)
+        self._finding_rows = sorted(self._severity)
+        self._note_rows = sorted(self._unsourced_rows - set(self._severity))
 
     def severity(self, i: int) -> str | None:
-        """The worst finding at ``i``; a provenance warning counts as a warning."""
+        """The worst finding at ``i``: error, warning, or (a class below them) a provenance ``note``."""
         found = self._severity.get(i)
         if found is None and i in self._unsourced_rows:
-            return WARNING
+            return NOTE
         return found
+
+    def counts(self) -> tuple[int, int, int]:
+        """Errors, warnings and provenance notes of the run (as far as computed)."""
+        errors = sum(1 for f in self.findings or [] if f.severity == ERROR)
+        return errors, len(self.findings or []) - errors, len(self.analyses.unsourced or [])
 
     def findings_at(self, i: int) -> list[Finding]:
         return [f for f in self.findings or [] if f.index == i]
@@ -226,7 +240,9 @@ class RunView:
         return _neighbour(self._call_rows, i, step)
 
     def next_finding(self, i: int, step: int) -> int | None:
-        return _neighbour(self._finding_rows, i, step)
+        """The next (previous) error or warning; only past the last of those, the next provenance note."""
+        found = _neighbour(self._finding_rows, i, step)
+        return found if found is not None else _neighbour(self._note_rows, i, step)
 
     def tool_calls(self) -> list[tuple[int, str, str]]:
         """``(index, name, id)`` of every tool_use block, built on first use (the command palette)."""

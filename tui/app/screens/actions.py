@@ -71,6 +71,8 @@ STEPPER_BINDINGS = [
 #: swaps Step and Call for ] [ Finding, an active search for > < Match; a focused view's own keys
 #: (enter, w, x) go before Call does. ``?`` lists every key.
 STEPPER_FOOTER_DROP = (
+    ("problems.rule",),
+    ("problems.severity",),
     ("stepper.split_wider", "stepper.split_narrower"),
     ("stepper.zoom",),
     ("stepper.diff",),

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 
-from tui.app import events
+from tui.app import events, palette
 from tui.app.commands import GoToProvider
 from tui.app.runview import RunView
 from tui.app.screens.actions import SPLIT_NARROW, SPLIT_WIDE, STEPPER_BINDINGS, StepperActions
@@ -186,7 +186,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     def tabs_text(self, name: str) -> Text:
         counts = ""
         if self.view.findings is not None:
-            counts = f" ({len(self.view.findings) + len(self.view.analyses.unsourced or [])})"
+            errors, warnings, notes = self.view.counts()
+            counts = f" ({errors + warnings}{f' +{notes} notes' if notes else ''})"
         tabs = Text()
         for n, key in enumerate(VIEWS, 1):
             label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
@@ -219,13 +220,14 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         if view.findings is None:
             text.append("checking the run …", "italic")
         else:
-            errors = sum(1 for f in view.findings if f.severity == "error")
-            warnings = len(view.findings) - errors
-            text.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
-                        "bold red" if errors else "")
-            unsourced = len(view.analyses.unsourced or [])
+            errors, warnings, unsourced = view.counts()
+            text.append(f"{palette.MARK['error'][0] + ' ' if errors else ''}{errors} error{'s' * (errors != 1)}",
+                        palette.ERROR if errors else "")
+            text.append(", ")
+            text.append(f"{palette.MARK['warning'][0] + ' ' if warnings else ''}{warnings} "
+                        f"warning{'s' * (warnings != 1)}", palette.WARNING if warnings else "")
             if unsourced:
-                text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")
+                text.append(f" · {unsourced} provenance note{'s' * (unsourced != 1)}", palette.NOTE_MARK)
             if view.findings or unsourced:
                 text.append("  ] [ next/previous finding", "dim")
         if self.matches is not None:
