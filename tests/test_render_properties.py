@@ -17,10 +17,10 @@ from rich.cells import cell_len, split_graphemes
 from rich.text import Text
 
 from tests.runbuild import assistant, run_of, text, user
-from tui.app.blocks import INDENT, message_parts, text_part
-from tui.app.diffparts import SEPARATOR, SIDE, STACKED, PairPart
-from tui.app.lines import Document, Rows, display, wrap_offsets
-from tui.app.runview import RunView
+from tui.app.render.blocks import INDENT, message_parts, text_part
+from tui.app.render.diffparts import SEPARATOR, SIDE, STACKED, PairPart
+from tui.app.render.lines import Document, Rows, display, wrap_offsets
+from tui.core.view.run_view import RunView
 from tui.app.screens.side_by_side import GAP, Paired
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.turns_view import turn_parts

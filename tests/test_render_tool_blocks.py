@@ -12,8 +12,8 @@ from pathlib import Path
 import orjson
 
 from tests.runbuild import assistant, result, use, user
-from tui.app.blocks import message_parts
-from tui.app.lines import Document
+from tui.app.render.blocks import message_parts
+from tui.app.render.lines import Document
 from tui.core.run import Run
 from tui.formats import open_run
 

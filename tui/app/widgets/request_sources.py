@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.worker import get_current_worker
 
-from tui.app import palette
-from tui.app.analyses import Stopped
-from tui.app.lines import Mark, Target
+from tui.app.render import styles as palette
+from tui.core.view.analyses import Stopped
+from tui.app.render.lines import Mark, Target
 from tui.app.widgets.lineview import LineView
 from tui.core.provenance import Value, source_text
 

@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from tui.app.analyses import RunAnalyses
+from tui.core.view.analyses import RunAnalyses
 from tui.core.grammar import ERROR, Finding
 
 #: The class of a provenance note: below the grammar's errors and warnings.
