@@ -1,7 +1,8 @@
 """The message list: one row per message, drawn with the Line API (a 20,000-message run costs its visible rows).
 
 Each row shows the index, role, producer (caller, call k, loop), the blocks in brief,
-the stop_reason and a mark where the grammar check found something (✗ error, △ warning).
+the stop_reason (one read from the blocks, in parentheses, gives way to the summary when the row is
+short) and a mark where the grammar check found something (✗ error, △ warning, ◦ provenance note).
 The last row is the next request: what the loop holds after the final message. The list
 owns the cursor keys and posts ``MessageList.Moved``; the screen sets ``cursor`` back.
 """
@@ -30,8 +31,9 @@ class MessageList(CursorRows):
     """Rows of the run; the cursor is the index N the other views show."""
 
     HELP = ("The message list: index, role, producer (caller, model call k, loop), the blocks of each "
-            "message, its stop_reason, and ✗ (error) or △ (warning) where the grammar check found "
-            "something. Once counted, each row a model call produced shows the input tokens of its request "
+            "message (a tool call as the tool and its telling argument, a result as the tool it answers), its "
+            "stop_reason, and ✗ (error) or △ (warning) where the grammar check found something, ◦ a "
+            "provenance note. Once counted, each row a model call produced shows the input tokens of its request "
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
             "recorded). The last row is the next request. Down/Up (j/k) step one message.")
     COMPONENT_CLASSES = {"message-list--cursor"}
@@ -85,6 +87,9 @@ class MessageList(CursorRows):
         if view.analyses.report is not None:  # the input tokens of the request that produced i
             head.append(view.analyses.input_label(i).rjust(TOKENS_WIDTH) + " ", palette.DIM)
         room = width - head.cell_len - (len(stop) + 1 if stop else 0) - 1
+        if stop.startswith("(") and cell_len(view.summary(i)) > room:
+            # a stop_reason read from the blocks says what the row already shows: the summary gets its room
+            room, stop = room + len(stop) + 1, ""
         summary = fit(view.summary(i), room)  # by terminal cells: CJK and emoji take two
         text = head + Text(summary + " " * max(room - cell_len(summary), 0))
         if stop:
