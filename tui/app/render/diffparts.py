@@ -19,9 +19,9 @@ from rich.text import Text
 from tui.app.render import styles as palette
 from tui.app.render.blocks import message_parts
 from tui.app.render.lines import Document, Part, Rows, Target, wrap_text
-from tui.core.view.run_view import summary_of
 from tui.core.diff import Change
 from tui.core.safe import one_line
+from tui.core.view.run_view import summary_of
 
 SIDE, STACKED = "side", "stacked"
 #: Differing pairs shown open; the rest are one row each until opened.

@@ -14,13 +14,13 @@ from rich.text import Text
 
 from tui.app.render import styles as palette
 from tui.app.render.lines import Part, Rows
-from tui.core.view.run_view import RunView
 from tui.core import jsonio
 from tui.core.provenance import TOOL_USE_TYPES, Trace, not_found
 from tui.core.run import blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import preview
 from tui.core.valueindex import Place
+from tui.core.view.run_view import RunView
 
 HEADING = "Where the tool inputs came from"
 

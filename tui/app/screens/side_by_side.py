@@ -17,14 +17,13 @@ from typing import Any, Sequence
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.blocks import FOLD_ROWS, OUTPUT_ROWS
 from tui.app.render.lines import Document, Mark, Part, Rows, Target
-from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts
 from tui.core.producers import producer_at
@@ -75,7 +74,7 @@ class PairedView(LineView):
 
     HELP = ("Original (left) and branch (right) from the branch index, aligned by message index. Up/Down "
             "(j/k), PgUp/PgDn, Home/End scroll both sides together.")
-    BINDINGS = fold_bindings("pair")
+    BINDINGS = keys.PAIR_ROWS
 
     def action_toggle(self) -> None:
         self.screen.toggle(self.target())  # type: ignore[attr-defined]
@@ -87,12 +86,7 @@ class SideBySideScreen(Screen):
     HELP = ("Original and branch side by side from the branch index, aligned by message index. n/p jump a "
             "message, Enter opens every block of it on both sides; at 80 columns one side shows at a time "
             "and x switches. Escape goes back.")
-    BINDINGS = [
-        Binding("n", "jump(1)", "Next message", id="pair.next"),
-        Binding("p", "jump(-1)", "Previous message", id="pair.prev"),
-        Binding("x", "switch", "Switch side", id="pair.switch"),
-        Binding("escape", "back", "Back", id="pair.back"),
-    ]
+    BINDINGS = keys.PAIR
     header = getters.query_one("#pair-header", Static)
     view = getters.query_one("#pair-view", PairedView)
 

@@ -15,9 +15,10 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.lines import Document, Mark, Part, Target
-from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
+from tui.app.widgets.cursor_rows import CursorRows
 
 
 class LineView(CursorRows):
@@ -28,7 +29,7 @@ class LineView(CursorRows):
     CURSOR_CLASS = "lineview--cursor"
     CURSOR_NEEDS_FOCUS = True
     CACHE_LIMIT = 4000
-    BINDINGS = cursor_bindings("lines")
+    BINDINGS = keys.LINES
 
     class Activated(Message):
         """Enter on a row that has a target."""

@@ -12,17 +12,16 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.strip import Strip
 
-from tui.app.render import styles as palette
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
+from tui.app.render import styles as palette
 from tui.app.render.lines import fit, segments
+from tui.app.widgets.cursor_rows import CursorRows
 from tui.core.view.run_view import RunView
-from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
-_STEP = Binding.Group("Step")
 #: The token column: ``~1.4k``, ``=14k``, ``123k``.
 TOKENS_WIDTH = 6
 
@@ -38,8 +37,7 @@ class MessageList(CursorRows):
             "recorded). The last row is the next request. Down/Up (j/k) step one message.")
     COMPONENT_CLASSES = {"message-list--cursor"}
     CURSOR_CLASS = "message-list--cursor"
-    BINDINGS = cursor_bindings("list", "Next message", "Previous message", "First message", "Last row",
-                               names=("next", "prev", "first", "last"), group=_STEP)
+    BINDINGS = keys.MESSAGE_LIST
 
     class Moved(IndexMessage):
         """The user moved the cursor to ``index``."""
@@ -58,6 +56,12 @@ class MessageList(CursorRows):
         # The cursor placed before the first layout (``--at N``) had no height to scroll by, and a
         # smaller terminal can leave it below the list: keep the current message in view.
         self.follow_cursor()
+
+    def rows_changed(self) -> None:
+        """The run grew or was loaded again (follow mode): its rows now, drawn again."""
+        self.virtual_size = Size(0, self.view.rows)
+        self._strips.clear()
+        self.refresh()
 
     def marks_changed(self) -> None:
         """Findings arrived: redraw the marks."""

@@ -8,18 +8,17 @@ An ``OptionList`` (virtualised), one option per finding: its mark and severity, 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.app.render import styles as palette
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
+from tui.app.render import styles as palette
 from tui.app.render.lines import wrap_offsets
-from tui.core.view.run_view import RunView
 from tui.app.render.traceparts import value_text
-from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.provenance import not_found
 from tui.core.safe import one_line
+from tui.core.view.run_view import RunView
 
 
 def hang(prompt: Text, width: int) -> Text:
@@ -65,14 +64,12 @@ class ProblemsView(OptionList):
     """Findings, sorted by index: errors and warnings first; provenance notes behind the severity filter."""
 
     HELP = ("Every finding of the grammar check: severity, index (and block), rule, the API's own words and a "
-            "likely cause; then the provenance notes (a class below warnings: an id, number or path in a tool "
-            "input that no earlier message holds), shown with v; then what the loader noticed. v cycles the "
-            "severities shown, r the rule. Enter (or a click) jumps to the index.")
-    BINDINGS = [
-        *vim_bindings("problems"),
-        Binding("v", "severity", "Severity filter", id="problems.severity"),
-        Binding("r", "rule", "Rule filter", id="problems.rule"),
-    ]
+            "likely cause, with the content check's hidden_text (text a person does not see) and secret_in_content "
+            "(a credential, by kind and last four characters); then the provenance notes (a class below "
+            "warnings: an id, number or path in a tool input that no earlier message holds), shown with v; then "
+            "what the loader noticed. v cycles the severities shown, r the rule. Enter (or a click) jumps to "
+            "the index.")
+    BINDINGS = keys.PROBLEMS
 
     class Jump(IndexMessage):
         """Go to message ``index``."""

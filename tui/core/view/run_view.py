@@ -14,16 +14,16 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from tui.core.view.analyses import RunAnalyses
+from tui.core import jsonio
 from tui.core.grammar import ERROR, Finding
+from tui.core.producers import Producer, producer_at
+from tui.core.run import Run, block_type, blocks_of
+from tui.core.safe import one_line
+from tui.core.summary import describe_block
+from tui.core.view.analyses import RunAnalyses
 
 #: The class of a provenance note: below the grammar's errors and warnings.
 NOTE = "note"
-from tui.core.producers import Producer, producer_at
-from tui.core.run import Run, block_type, blocks_of
-from tui.core import jsonio
-from tui.core.safe import one_line
-from tui.core.summary import describe_block
 
 SUMMARY_WIDTH = 72
 
@@ -161,6 +161,21 @@ class RunView:
         self._call_rows = [call.message for call in run.calls]
         self._tools: list[tuple[int, str, str]] | None = None
         self.analyses = RunAnalyses(run)  # token report and provenance, filled by workers
+
+    def grow(self, run: Run) -> None:
+        """Follow mode read more of the file: ``run`` is the run now. Per-row caches start again
+        (they are per row shown, so cheap); the findings and provenance warnings of the run before
+        stand, their indices unchanged, until a worker checks the run again; the token report
+        is computed again for the new run."""
+        self.run = run
+        self.total = len(run.messages)
+        self.producers = Producers(run)
+        self._summaries = {}
+        self._call_rows = [call.message for call in run.calls]
+        self._tools = None
+        unsourced = self.analyses.unsourced
+        self.analyses = RunAnalyses(run)
+        self.analyses.unsourced = unsourced
 
     # -- rows ----------------------------------------------------------------------------
 
