@@ -1,4 +1,4 @@
-"""Where the run picker finds runs: the bundled samples, recent runs, and Claude Code sessions.
+"""Where the run picker finds runs: the bundled samples, recent runs, Claude Code and Gemini CLI sessions.
 
 Recent runs are kept in turnscope's state directory (``recent.json``, written atomically);
 a damaged or unreadable file counts as empty (it is only a convenience) and is replaced
@@ -8,7 +8,9 @@ Claude Code keeps one JSONL file per session under ``~/.claude/projects/<project
 (``$CLAUDE_CONFIG_DIR/projects`` when that is set). The picker lists them newest first
 with the first words the user wrote and a message count read from the file (user turns
 plus distinct assistant messages, side chains left out), and opens them through
-``tui.formats.open_run`` like any other file. Scanning runs in the picker's worker.
+``tui.formats.open_run`` like any other file. Gemini CLI keeps its sessions under
+``~/.gemini/tmp/<project>/chats/session-*.json[l]``; they are listed when there are any, each
+loaded to count its messages. Scanning runs in the picker's worker.
 """
 
 from __future__ import annotations
