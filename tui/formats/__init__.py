@@ -11,10 +11,10 @@ entry point the CLI, the app and the tests use.
 
 from __future__ import annotations
 
-import gc
 import importlib
 from types import ModuleType
 
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.formats.document import Document, read_document
@@ -29,6 +29,9 @@ FORMAT_MODULES = [
     "tui.formats.claude_trace",
     "tui.formats.claude_code",
     "tui.formats.openai",
+    "tui.formats.codex",
+    "tui.formats.inspect_log",
+    "tui.formats.har",
     "tui.formats.otel",
     "tui.formats.langfuse",
     "tui.formats.gemini",
@@ -75,19 +78,13 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
 
     The cyclic garbage collector is paused while the file is parsed: a run is millions of
     acyclic objects, and letting the collector walk them again and again as they are
-    created costs a third of the parse. (Short-lived CLI verbs keep it off; see ``tui.cli``.
-    Nothing is frozen here: in the long-lived app a frozen generation would keep whatever
-    cyclic garbage existed at load time forever.)
+    created costs a third of the parse (``tui.core.collector`` holds the whole policy).
     """
-    paused = gc.isenabled()
-    gc.disable()
     try:
-        return _load_runs(path, fmt, system, tools, strict)
+        with collector.paused():
+            return _load_runs(path, fmt, system, tools, strict)
     except RecursionError:  # a format parsed by something other than orjson, nested past any sense
         raise LoadError(path, "nested too deeply to read (more levels than turnscope walks)") from None
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None, strict: bool) -> list[Run]:
