@@ -42,7 +42,8 @@ def strings(value: Any, path: str = "", skip: frozenset = OPAQUE_KEYS) -> Iterat
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):
-        whole = value.get("type") in TOOL_USE_TYPES
+        kind = value.get("type")
+        whole = isinstance(kind, str) and kind in TOOL_USE_TYPES  # a hostile file's "type" may be a list
         for key, item in value.items():
             if key not in skip:
                 inner = NOTHING if whole and key == "input" else skip

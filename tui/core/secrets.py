@@ -218,7 +218,8 @@ def redact_value(value: Any, skip: frozenset = OPAQUE_KEYS) -> tuple[Any, int]:
         return text, len(found)
     if isinstance(value, dict):
         count, out, changed = 0, {}, False
-        whole = value.get("type") in TOOL_USE_TYPES
+        kind = value.get("type")
+        whole = isinstance(kind, str) and kind in TOOL_USE_TYPES  # a hostile file's "type" may be a list
         for key, item in value.items():
             if key in skip:
                 out[key] = item
