@@ -1,0 +1,136 @@
+"""The Claude Code transcript loader held against the real client: what ``claude -p`` sent, call by call.
+
+Each scenario (``claude_code_scenarios``) runs the pinned Claude Code CLI against the fake
+Messages API, which records every request it receives. The transcript Claude Code wrote is
+then opened as a user opens it, and for every model call of every run in it (the main
+thread, each subagent file) the ``messages`` turnscope rebuilds must equal the ``messages``
+Claude Code sent, cache_control breakpoints aside. What Claude Code sent but wrote nowhere is
+named here (``NOT_IN_TRANSCRIPT``), not papered over. Claude Code's system prompt and tool texts
+exist only in the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_code_harness import claude_code  # noqa: F401 - the fixture
+from claude_code_scenarios import SCENARIOS
+from conftest import run_cli
+from fake_messages_api_stream import FakeMessagesAPI
+from tui.core.client_added import added_blocks
+from tui.core.grammar import check_run
+from tui.core.grammar.recorded import first_difference
+from tui.core.prefix import request_at
+from tui.formats import load_runs
+
+#: What Claude Code 2.1.197 sends that no transcript line holds, by scenario and request number:
+#: a subagent sends the agent listing as a ``role: "system"`` message after its first tool
+#: result, and writes it neither to its own file nor to the session's.
+NOT_IN_TRANSCRIPT = {("subagent", 3): "the agent listing a subagent sends after its first tool result"}
+
+
+@pytest.fixture(scope="module", params=sorted(SCENARIOS))
+def scenario(request, claude_code, tmp_path_factory):  # noqa: F811 - the fixture
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    api = FakeMessagesAPI().start()
+    try:
+        session = SCENARIOS[name](claude_code, api, folder)
+    finally:
+        api.stop()
+    [transcript] = session.transcripts()
+    sent = {r["number"]: r for r in api.message_requests if "number" in r}
+    return name, session, transcript, sent, api
+
+
+def breakpoints_aside(value: Any) -> Any:
+    """``messages`` without cache_control; a content list that is one text block with a breakpoint
+    is the string it was made from (Claude Code turns a string into a block to mark it)."""
+    value = copy.deepcopy(value)
+    for message in value:
+        content = message.get("content")
+        if isinstance(content, list):
+            if len(content) == 1 and isinstance(content[0], dict) and content[0].get("type") == "text" \
+                    and set(content[0]) == {"type", "text", "cache_control"}:
+                message["content"] = content[0]["text"]
+                continue
+            for block in content:
+                if isinstance(block, dict):
+                    block.pop("cache_control", None)
+    return value
+
+
+def compared(scenario) -> list[tuple[str, int, Any, Any]]:
+    """(run title, request number, sent messages, rebuilt messages) for every call of every run."""
+    name, _, transcript, sent, _ = scenario
+    out = []
+    for run in load_runs(str(transcript)):
+        for call in run.calls:
+            number = int(call.request_id.rsplit("_", 1)[1])
+            rebuilt = request_at(run, call.message).body["messages"]
+            out.append((run.title(), number, sent[number]["body"]["messages"], rebuilt))
+    return out
+
+
+def test_every_call_rebuilt_as_claude_code_sent_it(scenario):
+    name, _, _, sent, _ = scenario
+    pairs = compared(scenario)
+    assert sorted(number for _, number, _, _ in pairs) == sorted(sent), "every request is a call of some run"
+    mismatches = []
+    for title, number, messages, rebuilt in pairs:
+        a, b = breakpoints_aside(messages), breakpoints_aside(rebuilt)
+        if (name, number) in NOT_IN_TRANSCRIPT:
+            # Named above: the rebuilt messages are what was sent, less the one message no line holds.
+            assert a[-1]["role"] == "system" and a[:-1] == b, NOT_IN_TRANSCRIPT[(name, number)]
+            continue
+        if a != b:
+            mismatches.append(f"{title} request {number}: {first_difference(a, b)}")
+    assert mismatches == []
+
+
+def test_check_finds_no_error_in_the_session(scenario):
+    _, _, transcript, _, _ = scenario
+    result = run_cli("check", str(transcript))
+    assert result.code == 0, result.stdout + result.stderr
+    for run in load_runs(str(transcript)):
+        assert [f for f in check_run(run) if f.severity == "error"] == []
+
+
+def test_what_claude_code_added_is_marked(scenario):
+    """Message 0 opens with the context reminder (approximate: no line holds it), the listings are a
+    system message marked as rebuilt, and the user's own words are not marked."""
+    _, _, transcript, _, _ = scenario
+    main = load_runs(str(transcript))[0]
+    first = main.messages[0]
+    assert first["content"][0]["text"].startswith("<system-reminder>\nAs you answer the user's questions")
+    assert added_blocks(main, 0) == {0: "added by Claude Code, approximate"}
+    systems = [i for i, m in enumerate(main.messages) if m["role"] == "system"]
+    assert systems == [1] and added_blocks(main, 1) == {None: "added by Claude Code"}
+    assert "Available agent types for the Agent tool" in main.messages[1]["content"]
+    assert all(not added_blocks(main, i) for i in range(2, len(main.messages)))
+    assert not main.title().startswith("<system-reminder>")
+
+
+def test_requests_carry_what_shapes_them(scenario):
+    """What the issue found Claude Code sending: the betas and version headers, ``?beta=true``."""
+    _, _, _, sent, _ = scenario
+    for request in sent.values():
+        assert request["path"] == "/v1/messages?beta=true"
+        assert request["headers"]["anthropic-version"] == "2023-06-01"
+        assert "mid-conversation-system-2026-04-07" in request["headers"]["anthropic-beta"].split(",")
+        assert request["raw"] and request["body"]["stream"] is True
+
+
+def test_nothing_claude_code_sent_is_in_the_repository(scenario):
+    """Its system prompt is generated at test time: no file of the checkout holds a line of it."""
+    _, _, _, sent, _ = scenario
+    system = sent[min(sent)]["body"]["system"]
+    line = next(b["text"] for b in system if len(b.get("text", "")) > 200).strip().splitlines()[0]
+    tracked = Path(__file__).resolve().parent.parent
+    for path in [*tracked.glob("tests/**/*"), *tracked.glob("tui/**/*"), *tracked.glob("sample_runs/**/*")]:
+        if path.is_file() and path.suffix in (".py", ".json", ".jsonl", ".md", ".yaml"):
+            assert line not in path.read_text(errors="replace"), path
