@@ -19,6 +19,7 @@ import pytest
 
 from claude_code_harness import claude_code  # noqa: F401 - the fixture
 from claude_code_scenarios import SCENARIOS
+from app_helpers import app_for, screen_text, settle
 from conftest import run_cli
 from fake_messages_api_stream import FakeMessagesAPI
 from tui.core.client_added import added_blocks
@@ -33,18 +34,26 @@ from tui.formats import load_runs
 NOT_IN_TRANSCRIPT = {("subagent", 3): "the agent listing a subagent sends after its first tool result"}
 
 
+_RAN: dict[str, tuple] = {}  # scenario name -> what it left, so each claude -p runs once per worker
+
+
+def _scenario(name: str, claude: Path, tmp_path_factory) -> tuple:
+    if name not in _RAN:
+        folder = tmp_path_factory.mktemp(name)
+        api = FakeMessagesAPI().start()
+        try:
+            session = SCENARIOS[name](claude, api, folder)
+        finally:
+            api.stop()
+        [transcript] = session.transcripts()
+        sent = {r["number"]: r for r in api.message_requests if "number" in r}
+        _RAN[name] = (name, session, transcript, sent, api)
+    return _RAN[name]
+
+
 @pytest.fixture(scope="module", params=sorted(SCENARIOS))
 def scenario(request, claude_code, tmp_path_factory):  # noqa: F811 - the fixture
-    name = request.param
-    folder = tmp_path_factory.mktemp(name)
-    api = FakeMessagesAPI().start()
-    try:
-        session = SCENARIOS[name](claude_code, api, folder)
-    finally:
-        api.stop()
-    [transcript] = session.transcripts()
-    sent = {r["number"]: r for r in api.message_requests if "number" in r}
-    return name, session, transcript, sent, api
+    return _scenario(request.param, claude_code, tmp_path_factory)
 
 
 def breakpoints_aside(value: Any) -> Any:
@@ -134,3 +143,18 @@ def test_nothing_claude_code_sent_is_in_the_repository(scenario):
     for path in [*tracked.glob("tests/**/*"), *tracked.glob("tui/**/*"), *tracked.glob("sample_runs/**/*")]:
         if path.is_file() and path.suffix in (".py", ".json", ".jsonl", ".md", ".yaml"):
             assert line not in path.read_text(errors="replace"), path
+
+
+async def test_the_stepper_marks_what_claude_code_added(claude_code, tmp_path_factory, tmp_path):  # noqa: F811
+    """In the Request view of the first answer: the reminder block is marked approximate, the system
+    message is marked added by Claude Code, and the user's prompt carries no mark."""
+    _, _, transcript, _, _ = _scenario("one_tool", claude_code, tmp_path_factory)
+    app = app_for(transcript, tmp_path, at=2)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+    assert "+ added by Claude Code, approximate" in text
+    assert text.count("+ added by Claude Code") == 2
+    lines = text.splitlines()
+    prompt = next(k for k, line in enumerate(lines) if "ONETOOL: write hello" in line)
+    assert "added by Claude Code" not in lines[prompt - 1]

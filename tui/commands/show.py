@@ -17,6 +17,7 @@ from tui.commands.common import add_file_options, open_from_args, out_lines, wri
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.prefix import RequestAt, request_at
+from tui.core.client_added import added_blocks
 from tui.core.producers import MODEL, producers
 from tui.core.run import Run, block_type
 
@@ -165,6 +166,9 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
     stop = f" · stop_reason {call.stop_reason}" if call is not None and call.stop_reason else ""
     if call is not None and call.response is not None:
         note += " · stored turn differs from what the provider returned (see `turnscope check`)"
+    marks = added_blocks(r, i)
+    if None in marks:
+        note += f" · {marks[None]}"
     lines = [f"[{i}] {message.get('role')} ({label}){stop}{note}"]
     content = message.get("content")
     if isinstance(content, str):
@@ -172,7 +176,10 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
     elif not isinstance(content, list):
         lines.append(f"    content: {_json(content)}")
     else:
-        lines += ["    " + _block_text(block, "\n    " + CONTINUE) for block in content]
+        for b, block in enumerate(content):
+            if b in marks:
+                lines.append(f"    + {marks[b]}:")
+            lines.append("    " + _block_text(block, "\n    " + CONTINUE))
     return lines
 
 

@@ -23,6 +23,7 @@ from tui.app.runview import RunView, summary_of
 from tui.app.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.request_sources import SourceMarks
+from tui.core.client_added import added_blocks
 from tui.core.prefix import request_at
 from tui.core.provenance import Value
 
@@ -144,7 +145,8 @@ class RequestPane(SourceMarks, LineView):
         if body is None:
             if len(self._cache) > 256:
                 self._cache.clear()
-            body = self._cache[key] = message_parts(i, message, self.blocks_open)
+            marks = added_blocks(view.run, i) if is_run_message else None
+            body = self._cache[key] = message_parts(i, message, self.blocks_open, marks=marks)
         return [Rows([head], ("message", i)), *body]
 
     def _output(self, n: int) -> list[Part]:
@@ -156,7 +158,7 @@ class RequestPane(SourceMarks, LineView):
         found = view.findings_at(n)
         if found:
             parts.append(Rows(sections.finding_rows(found)))
-        parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS)
+        parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS, added_blocks(view.run, n))
         call = view.run.call_for(n)
         if call is not None and call.response is not None:  # the seeds' rewritten turn: show what came back
             parts.append(Rows([Text(f" what model call {view.run.call_index(n) + 1} returned (differs from the "
