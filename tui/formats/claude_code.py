@@ -20,8 +20,9 @@ from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
 from tui.formats.document import Document, read_document
 from tui.core.client_added import ADDED_KEY
+from tui.core.request_headers import CLIENT_BETAS_KEY
 from tui.formats.transcript.assemble import assemble, client_notes
-from tui.formats.transcript.attachments import rebuilds
+from tui.formats.transcript.attachments import CLAUDE_CODE_SYSTEM_BETA, rebuilds
 from tui.formats.transcript.records import Index, Record, read_index
 from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, sidechain_leaves, thread
 
@@ -108,6 +109,8 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
                               ("claude_code_version", index.facts.get("version"))) if v}
     if built.added:
         meta[ADDED_KEY] = {"client": "Claude Code", "pieces": built.added}
+    if client:  # every request of the versions compared carried it (not recorded in the transcript)
+        meta[CLIENT_BETAS_KEY] = [CLAUDE_CODE_SYSTEM_BETA]
     if built.added and title is None:  # the first text is now Claude Code's reminder, not the user's words
         title = _first_words(t)
     return Run(messages=built.messages, calls=built.calls, warnings=warnings, meta=meta,

@@ -23,6 +23,8 @@ from typing import Any
 
 #: The oldest Claude Code version whose requests this rebuild was checked against (tests/test_claude_code_real.py).
 REBUILT_SINCE = (2, 1, 197)
+#: The beta that makes its role: system messages valid; every request of those versions carried it.
+CLAUDE_CODE_SYSTEM_BETA = "mid-conversation-system-2026-04-07"
 
 _CONCURRENCY = ("When you launch multiple agents for independent work, send them in a single message with "
                 "multiple tool uses so they run concurrently.")
