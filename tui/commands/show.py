@@ -19,6 +19,7 @@ from tui.core import jsonio
 from tui.core.prefix import RequestAt, request_at
 from tui.core.client_added import added_blocks
 from tui.core.producers import MODEL, producers
+from tui.core.request_headers import header_lines
 from tui.core.run import Run, block_type
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
@@ -34,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="message index (default: the last request sent; the message count means the next "
                              "request); negative counts back from the end")
     parser.add_argument("--json", action="store_true", help="exactly the JSON body that was (or would be) POSTed")
+    parser.add_argument("--headers", action="store_true",
+                        help="the request headers that shape it (anthropic-version, anthropic-beta) and the URL's "
+                             "query, as recorded (never a credential); one 'name: value' a line")
 
 
 def default_index(r: Run) -> int:
@@ -51,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     r = open_from_args(args)
     n = args.at if args.at is not None else default_index(r)
     req = request_at(r, n)
-    if args.json:
+    if args.headers:
+        out_lines(header_lines(r) or ["(no request headers recorded in this source)"])
+    elif args.json:
         write_bytes(jsonio.dumps(req.body))
     else:
         out_lines(layout(r, req))
@@ -86,6 +92,9 @@ def header(r: Run, req: RequestAt) -> list[str]:
     else:
         lines.append(f"messages 0..{n - 1}: what the loop held when it appended message {n} of {total} "
                      "(no model call produced it)")
+    shaping = header_lines(r)
+    if shaping:
+        lines.append("headers: " + " · ".join(shaping))
     body = req.body
     missing = [name for name, what in (("system", "system prompt"), ("tools", "tool schemas")) if name not in body]
     if missing and not req.exact:

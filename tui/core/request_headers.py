@@ -81,3 +81,45 @@ def header_lines(run: Run) -> list[str]:
     if isinstance(client, list) and client:
         lines.append("betas its client sends (not recorded): " + ",".join(str(b) for b in client))
     return lines
+
+
+def sdk_options(run: Run) -> dict[str, Any]:
+    """``extra_headers`` / ``extra_query`` for the SDK, so a branch sends what the recorded run sent:
+    its anthropic-version, its betas (and its client's known ones) and its URL query."""
+    recorded = recorded_headers(run)
+    headers: dict[str, str] = {}
+    if "anthropic-version" in recorded:
+        headers["anthropic-version"] = recorded["anthropic-version"]
+    sent = betas(run)
+    if sent:
+        headers["anthropic-beta"] = ",".join(sent)
+    query = {}
+    for pair in recorded.get("query", "").split("&"):
+        if pair:
+            name, _, value = pair.partition("=")
+            query[name] = value
+    options: dict[str, Any] = {}
+    if headers:
+        options["extra_headers"] = headers
+    if query:
+        options["extra_query"] = query
+    return options
+
+
+def carried(parent: Run) -> dict[str, Any]:
+    """The ``meta`` entries a branch of ``parent`` keeps, so it sends the same headers."""
+    return {key: parent.meta[key] for key in (HEADERS_KEY, CLIENT_BETAS_KEY)
+            if isinstance(parent.meta, dict) and key in parent.meta}
+
+
+def headers_brief(run: Run) -> str:
+    """One short line for a view's header: "sent with anthropic-version V · N betas · ?QUERY"."""
+    recorded = recorded_headers(run)
+    said = betas(run)
+    parts = [f"anthropic-version {recorded['anthropic-version']}"] if "anthropic-version" in recorded else []
+    if said:
+        parts.append(f"{len(said)} beta{'s' if len(said) != 1 else ''}" + ("" if recorded.get("anthropic-beta")
+                                                                           else " (its client's, not recorded)"))
+    if recorded.get("query"):
+        parts.append(f"?{recorded['query']}")
+    return ("sent with " + " · ".join(parts)) if parts else ""  # one line at 80 columns; the Request view lists them

@@ -109,7 +109,9 @@ class RequestPane(SourceMarks, LineView):
         view, n = self.view, self.index
         req = request_at(view.run, n)
         messages = req.body["messages"]
-        parts: list[Part] = [sections.params_part(req), *sections.system_parts(req, self.system_open),
+        headers = sections.headers_part(view.run)
+        parts: list[Part] = [sections.params_part(req), *([headers] if headers else []),
+                             *sections.system_parts(req, self.system_open),
                              *sections.tools_parts(req, self.tools_open, self.schemas)]
         count = len(messages)
         title = f"Messages 0..{count - 1} ({count:,}) sent with this request" if count else "Messages: none"
