@@ -22,7 +22,7 @@ from tui.formats.document import Document, read_document
 from tui.core.client_added import ADDED_KEY
 from tui.core.request_headers import CLIENT_BETAS_KEY
 from tui.formats.transcript.assemble import assemble, client_notes
-from tui.formats.transcript.attachments import CLAUDE_CODE_SYSTEM_BETA, rebuilds
+from tui.formats.transcript.attachments import CLAUDE_CODE_SYSTEM_BETA, EXACT_VERSION, rebuild_mode
 from tui.formats.transcript.records import Index, Record, read_index
 from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, sidechain_leaves, thread
 
@@ -72,10 +72,12 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
 
 
 def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
-    client = rebuilds(index.facts.get("version"))
-    built = assemble(t.records, client)
+    version = index.facts.get("version")
+    mode = rebuild_mode(version)
+    client, compared = mode is not None, mode == EXACT_VERSION
+    built = assemble(t.records, client, compared)
     warnings = [LoadWarning(RECONSTRUCTED_NOTE)]
-    warnings += client_notes(built, client)
+    warnings += client_notes(built, client, version if isinstance(version, str) else None, compared)
     if t.stop == COMPACTED and t.boundary is not None:
         warnings.append(LoadWarning("the session was compacted here: this run starts from the compact "
                                     "summary, which is all the model saw of what came before", line=t.boundary.line))

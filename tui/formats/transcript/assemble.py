@@ -44,8 +44,10 @@ class Assembled:
     not_rebuilt: list[tuple[int, str]] = field(default_factory=list)  # attachment lines left out: (line, kind)
 
 
-def assemble(records: list[Record], client: bool = False) -> Assembled:
+def assemble(records: list[Record], client: bool = False, compared: bool = True) -> Assembled:
+    """``compared``: the version's requests were compared, so pieces rebuilt from a line are REBUILT (else APPROXIMATE)."""
     out = Assembled()
+    rebuilt = REBUILT if compared else APPROXIMATE
     system_at = -1  # the system message the last attachment went into
     answer: list[Record] = []
     answer_key: object = None  # the message.id (or uuid) the answer's lines share
@@ -67,7 +69,7 @@ def assemble(records: list[Record], client: bool = False) -> Assembled:
             else:
                 system_at = len(out.messages)
                 out.messages.append({"role": "system", "content": words})
-                out.added[str(system_at)] = REBUILT
+                out.added[str(system_at)] = rebuilt
             last_stamp = record.timestamp or last_stamp
             continue
         if record.kind == "assistant":
@@ -176,9 +178,12 @@ def _between(start: str | None, end: str | None) -> float | None:
     return round(delta.total_seconds() * 1000.0, 3)
 
 
-def client_notes(built: Assembled, client: bool) -> list[LoadWarning]:
+def client_notes(built: Assembled, client: bool, version: str | None = None, compared: bool = True) -> list[LoadWarning]:
     """What the loader says of what Claude Code added to the messages, and of what it could not rebuild."""
     notes = []
+    if client and not compared:
+        notes.append(LoadWarning(f"Claude Code {version} is not among the versions whose requests were compared "
+                                 "with its transcript: what it added is rebuilt as those sent it, labelled approximate"))
     systems = sum(1 for key in built.added if "." not in key)
     if built.added:
         parts = [f"{systems} role: system message(s) from its attachment lines (agent and skill listings)"] \
@@ -193,7 +198,8 @@ def client_notes(built: Assembled, client: bool) -> list[LoadWarning]:
             text = (f"{len(built.not_rebuilt)} attachment line(s) not rebuilt ({', '.join(kinds)}): Claude Code "
                     "may have sent what they hold, so the messages it sent may differ")
         else:
-            text = (f"skipped {len(built.not_rebuilt)} attachment line(s) ({', '.join(kinds)}): this Claude Code "
-                    "version is older than the ones whose requests were compared")
+            text = (f"skipped {len(built.not_rebuilt)} attachment line(s) ({', '.join(kinds)}): turnscope does not "
+                    f"rebuild what this Claude Code version ({version or 'unknown'}) sends of them, so the messages it "
+                    "sent may differ")
         notes.append(LoadWarning(text, line=built.not_rebuilt[0][0]))
     return notes

@@ -13,16 +13,24 @@ context (today's date, and the CLAUDE.md files when there are any), which no lin
 ``context_reminder`` rebuilds it from the date of the session's first line, so it is
 approximate (the local date may differ from the UTC one, and CLAUDE.md text is not recorded).
 
-Only transcripts written by a version whose requests were compared (``REBUILT_SINCE`` and
-later) are rebuilt this way; an older one is read as before.
+Which versions are rebuilt this way (``rebuild_mode``): the ones whose requests were compared
+(``COMPARED``) as rebuilt, the versions after them and before ``CHANGED_BY`` with every added piece
+labelled approximate (not compared: their frames may differ). An older transcript is read as
+before; so is one of ``CHANGED_BY`` or later, which sends other attachments in other frames
+(environment, model, date, ...) and writes ``api-request-blob`` and ``prompt_snapshot`` lines
+turnscope does not read yet.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: The oldest Claude Code version whose requests this rebuild was checked against (tests/test_claude_code_real.py).
-REBUILT_SINCE = (2, 1, 197)
+#: The Claude Code versions whose requests this rebuild was checked against (tests/test_claude_code_real.py).
+COMPARED = ((2, 1, 197),)
+#: The first version tried whose requests are made otherwise (2.1.332: other attachments and frames).
+CHANGED_BY = (2, 1, 332)
+REBUILT_SINCE = COMPARED[0]
+EXACT_VERSION, UNCOMPARED_VERSION = "compared", "not compared"
 #: The beta that makes its role: system messages valid; every request of those versions carried it.
 CLAUDE_CODE_SYSTEM_BETA = "mid-conversation-system-2026-04-07"
 
@@ -46,10 +54,17 @@ def version_tuple(version: Any) -> tuple[int, ...] | None:
     return tuple(parts)
 
 
-def rebuilds(version: Any) -> bool:
-    """Whether a transcript written by this Claude Code version is rebuilt as its client sends it."""
+def rebuild_mode(version: Any) -> str | None:
+    """How a transcript written by this Claude Code version is rebuilt as its client sends it:
+    ``EXACT_VERSION`` (compared), ``UNCOMPARED_VERSION`` (between the compared ones and ``CHANGED_BY``), or None."""
     parsed = version_tuple(version)
-    return parsed is not None and parsed >= REBUILT_SINCE
+    if parsed is None or parsed < REBUILT_SINCE or parsed >= CHANGED_BY:
+        return None
+    return EXACT_VERSION if parsed in COMPARED else UNCOMPARED_VERSION
+
+
+def rebuilds(version: Any) -> bool:
+    return rebuild_mode(version) is not None
 
 
 def render(attachment: Any) -> str | None:
