@@ -15,16 +15,17 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from claude_code_harness import claude_code  # noqa: F401 - the fixture
 from claude_code_scenarios import SCENARIOS
 from app_helpers import app_for, screen_text, settle
 from conftest import run_cli
-from fake_messages_api_stream import FakeMessagesAPI
+from fake_messages_api_stream import DUMMY_KEY, FakeMessagesAPI
 from tui.core.client_added import added_blocks
 from tui.core.grammar import check_run
-from tui.core.grammar.recorded import first_difference
+from tui.core.grammar.recorded import first_difference, without_cache_control
 from tui.core.prefix import request_at
 from tui.formats import load_runs
 
@@ -158,3 +159,46 @@ async def test_the_stepper_marks_what_claude_code_added(claude_code, tmp_path_fa
     lines = text.splitlines()
     prompt = next(k for k, line in enumerate(lines) if "ONETOOL: write hello" in line)
     assert "added by Claude Code" not in lines[prompt - 1]
+
+
+def _trace_log(path: Path, sent: dict[int, dict]) -> Path:
+    """What a recorder in front of Claude Code would have written (claude-trace lines): each request
+    as received by the fake API, with its URL and headers, and a minimal answer."""
+    lines = []
+    for number, request in sorted(sent.items()):
+        lines.append(orjson.dumps({
+            "request": {"timestamp": 1.0 * number, "method": "POST", "url": "http://127.0.0.1" + request["path"],
+                        "headers": request["headers"], "body": request["body"]},
+            "response": {"timestamp": 1.0 * number + 0.5, "status_code": 200,
+                         "headers": {"request-id": f"req_fake_{number:03d}", "content-type": "application/json"},
+                         "body": {"id": f"msg_fake_{number:03d}", "type": "message", "role": "assistant",
+                                  "model": request["body"]["model"], "content": [{"type": "text", "text": "(answer)"}],
+                                  "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}}}))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def test_context_from_a_recording_rebuilds_the_whole_request(claude_code, tmp_path_factory, tmp_path):  # noqa: F811
+    """--context RECORDING#CALL: the transcript's request for message 2, with the recorded call's
+    system prompt, tools, params and betas, is the body Claude Code sent (cache_control aside)."""
+    _, _, transcript, sent, _ = _scenario("one_tool", claude_code, tmp_path_factory)
+    recording = _trace_log(tmp_path / "trace.jsonl", sent)
+    assert DUMMY_KEY in recording.read_text()  # the recorder saw the key; turnscope must drop it
+    [run] = load_runs(str(transcript), context=f"{recording}#2")
+    body = request_at(run, 2).body
+    want = dict(sent[1]["body"])
+    assert set(body) == set(want)
+    assert breakpoints_aside(body["messages"]) == breakpoints_aside(want["messages"])
+    assert without_cache_control(body["system"]) == without_cache_control(want["system"])
+    assert without_cache_control(body["tools"]) == without_cache_control(want["tools"])
+    assert {k: v for k, v in body.items() if k not in ("system", "tools", "messages")} == \
+        {k: v for k, v in want.items() if k not in ("system", "tools", "messages")}
+    assert run.meta["request_headers"]["anthropic-beta"] == sent[1]["headers"]["anthropic-beta"]
+    shown = run_cli("show", str(transcript), "--at", "2", "--context", f"{recording}#2")
+    assert shown.code == 0, shown.stderr
+    assert f"prefix: reconstructed, context from {recording}#2" in shown.stdout
+    assert DUMMY_KEY not in shown.stdout and DUMMY_KEY not in repr(run.meta)
+    # check knows the betas from the recording, and finds no error
+    assert run_cli("check", str(transcript), "--context", str(recording)).code == 0
+    bad = run_cli("show", str(transcript), "--context", f"{recording}#9")
+    assert bad.code == 2 and "has 2 model call(s); choose one with #1..#2" in bad.stderr

@@ -45,10 +45,10 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
              system: str | None = None, tools: str | None = None, view: str = "request",
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
              keymap: dict[str, str] | None = None, diff: str | None = None,
-             diff_run: int | None = None) -> TurnscopeApp:
+             diff_run: int | None = None, context: str | None = None) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
     ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
-    options = {"fmt": fmt, "system": system, "tools": tools}
+    options = {"fmt": fmt, "system": system, "tools": tools, **({"context": context} if context else {})}
     notice = None
     if keymap is None:
         keymap, notice = load_keymap(config_dir())

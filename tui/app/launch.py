@@ -32,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--run", type=int, metavar="K", help="which run of a file that holds several (0-based)")
     p.add_argument("--system", metavar="F", help="system prompt file (text, or JSON string/blocks)")
     p.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
+    p.add_argument("--context", metavar="RECORDING[#CALL]",
+                   help="attach the system prompt, tools, params and betas of a recorded request")
     p.add_argument("--format", metavar="NAME", help="force a format: " + ", ".join(format_names()))
     p.add_argument("--view", choices=VIEWS, default="request", help="the view to open on (default request)")
     p.add_argument("--diff", metavar="B", help="open the diff screen of the run against file B (Escape: the stepper)")
@@ -52,7 +54,7 @@ def launch(argv: list[str]) -> int:
         from tui.app.factory import make_app  # Textual is imported only once the arguments are good
 
         app = make_app(args.file, at=args.at, run=args.run, fmt=args.format, system=args.system,
-                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run)
+                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run, context=args.context)
     except LoadError as exc:
         _say(exc.line_text())
         return EXIT_BAD_INPUT

@@ -28,12 +28,15 @@ def add_file_options(parser: argparse.ArgumentParser, many: bool = False) -> Non
     parser.add_argument("--run", type=int, metavar="K", help="which run of a file that holds several (0-based)")
     parser.add_argument("--system", metavar="F", help="system prompt file (text, or JSON string/blocks)")
     parser.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
+    parser.add_argument("--context", metavar="RECORDING[#CALL]",
+                        help="attach the system prompt, tools, params and betas of a recorded request "
+                             "(model call CALL, 1-based; default the last) to a run that lacks them")
     parser.add_argument("--format", metavar="NAME", choices=format_names(),
                         help="force a format: " + ", ".join(format_names()))
 
 
 def options(args: argparse.Namespace) -> dict:
-    return {"fmt": args.format, "system": args.system, "tools": args.tools}
+    return {"fmt": args.format, "system": args.system, "tools": args.tools, "context": args.context}
 
 
 def open_from_args(args: argparse.Namespace, path: str | None = None) -> Run:

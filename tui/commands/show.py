@@ -16,11 +16,12 @@ from typing import Any
 from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
-from tui.core.prefix import RequestAt, request_at
 from tui.core.client_added import added_blocks
+from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
 from tui.core.request_headers import header_lines
 from tui.core.run import Run, block_type
+from tui.formats.sidecar import CONTEXT_KEY
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
 CONTINUE = "      "  # continuation lines of a block, under its first line
@@ -74,6 +75,9 @@ def header(r: Run, req: RequestAt) -> list[str]:
     lines = [f"{source} · {r.source.format} format"]
     if req.exact:
         lines.append("prefix: exact (the request as it was recorded)")
+    elif isinstance(r.meta.get(CONTEXT_KEY), str):
+        lines.append(f"prefix: reconstructed, context from {r.meta[CONTEXT_KEY]} (its system prompt, tools, params "
+                     "and headers; the messages rebuilt from this run)")
     else:
         lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
     if req.call is not None:

@@ -168,6 +168,9 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         exact = run.exact or (call is not None and call.request is not None)
         text.append(" · ")
         text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
+        context = run.meta.get("context_from") if isinstance(run.meta, dict) else None
+        if not exact and isinstance(context, str):  # --context RECORDING[#CALL]
+            text.append(", context from " + one_line(os.path.basename(context)), "bold yellow")
         text.append(f"{word} · ")
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
