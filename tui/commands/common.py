@@ -36,7 +36,7 @@ def add_file_options(parser: argparse.ArgumentParser, many: bool = False) -> Non
 
 
 def options(args: argparse.Namespace) -> dict:
-    return {"fmt": args.format, "system": args.system, "tools": args.tools, "context": args.context}
+    return {"fmt": args.format, "system": args.system, "tools": args.tools, "context": getattr(args, "context", None)}
 
 
 def open_from_args(args: argparse.Namespace, path: str | None = None) -> Run:
