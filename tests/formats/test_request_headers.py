@@ -98,7 +98,7 @@ async def test_the_request_and_raw_views_show_the_headers(tmp_path):
         await settle(pilot)
         text = screen_text(app)
         assert "headers  anthropic-version 2023-06-01  anthropic-beta" in text  # the row wraps in the pane
-        assert "claude-code-20250219,oauth-2025-04-20  query beta=true" in text
+        assert "oauth-2025-04-20  query beta=true" in text
     app = app_for(TRACE / "session.jsonl", tmp_path, at=1, run=0, view="raw")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
