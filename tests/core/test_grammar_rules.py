@@ -50,7 +50,9 @@ CASES = [
     Case("messages_empty", body(), (None, None), body(ASK), "messages must have at least one element"),
     Case("invalid_message", body(ASK, "hello"), (1, None), body(ASK)),
     Case("invalid_role", body({"role": "tool", "content": "x"}), (0, None),
-         body({"role": "system", "content": "Be brief."}, ASK), "messages.0.role: Input should be 'user' or 'assistant'"),
+         run_of([ASK, {"role": "system", "content": "Be brief."}],
+                meta={"request_headers": {"anthropic-beta": "mid-conversation-system-2026-04-07"}}),
+         "messages.0.role: Input should be 'user' or 'assistant'"),
     Case("invalid_content", body({"role": "user", "content": 5}), (0, None), body(ASK)),
     Case("invalid_block", body(user({"text": "no type"})), (0, 0), body(user(text("typed")))),
     Case("empty_content", body(user(""), assistant("hi"), user("x")), (0, None),
@@ -227,3 +229,14 @@ def test_api_texts_are_quoted_from_the_reference(slug):
     api = RULES[slug].api
     elided = re.sub(r"^messages\.\{index\}\.content\.\{block\}\.", "…", api)
     assert re.search(_pattern(api), reference) or re.search(_pattern(elided), reference)
+
+
+def test_a_system_message_needs_the_mid_conversation_system_beta():
+    """Valid with the beta (recorded in the headers, or passed with a body), invalid_role without it."""
+    sent = body(ASK, {"role": "system", "content": "Listing."})
+    [found] = [f for f in check_request(sent) if f.rule == "invalid_role"]
+    assert found.index == 1 and "mid-conversation-system beta" in found.cause
+    assert not [f for f in check_request(sent, betas=["mid-conversation-system-2026-04-07"])]
+    recorded = run_of(sent["messages"], meta={"request_headers": {"anthropic-beta": "a-1,mid-conversation-system-2026-04-07"}})
+    assert not [f for f in check_run(recorded) if f.rule == "invalid_role"]
+    assert [f.rule for f in check_run(run_of(sent["messages"])) if f.rule == "invalid_role"] == ["invalid_role"]

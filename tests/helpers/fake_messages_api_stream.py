@@ -2,7 +2,10 @@
 
 The real anthropic SDK talks to it through ``ANTHROPIC_BASE_URL`` with a dummy key; the
 SDK is never patched. Each ``POST /v1/messages`` takes the next scripted reply (or asks
-``responder(body)``) and every request received is recorded (path, headers, JSON body).
+``responder(body)``) and every request received is recorded (path with its query, headers with
+lower-case names, JSON body, and the body's bytes as received). ``POST /v1/messages/count_tokens``
+answers a count (``fake_count``) without taking a reply; any other path (and every GET) is a 404
+in the API's error envelope, so a client's side calls get an answer, not a hang.
 
 - ``Turn(content, stop_reason)``: a model turn, streamed as the real API streams it
   (message_start, content_block_start/delta/stop with text split into small deltas and
@@ -24,6 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 import pytest
+
+from fake_messages_api import fake_count
 
 DUMMY_KEY = "sk-ant-fake-9f3c1e7d5b2a-DO-NOT-WRITE"
 MODEL = "claude-fake-1"
@@ -104,8 +109,18 @@ class FakeMessagesAPI:
 
             def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
                 length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"null")
-                api._serve(self, body)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"null")
+                except ValueError:
+                    body = None
+                api._serve(self, body, raw)
+
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                with api._lock:
+                    api.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                                         "body": None, "raw": b"", "method": "GET"})
+                api._answer(self, 404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -123,7 +138,12 @@ class FakeMessagesAPI:
 
     @property
     def bodies(self) -> list[dict[str, Any]]:
-        return [r["body"] for r in self.requests if r["path"] == "/v1/messages"]
+        return [r["body"] for r in self.message_requests]
+
+    @property
+    def message_requests(self) -> list[dict[str, Any]]:
+        """The ``POST /v1/messages`` requests (any query, e.g. ``?beta=true``), in the order received."""
+        return [r for r in self.requests if r["path"].split("?")[0] == "/v1/messages" and r.get("method") != "GET"]
 
     def start(self) -> FakeMessagesAPI:
         self.thread.start()
@@ -134,11 +154,33 @@ class FakeMessagesAPI:
         self.server.shutdown()
         self.server.server_close()
 
-    def _serve(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+    @staticmethod
+    def _answer(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _serve(self, handler: BaseHTTPRequestHandler, body: Any, raw: bytes = b"") -> None:
+        path = handler.path.split("?")[0]
+        with self._lock:
+            self.requests.append({"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()},
+                                  "body": body, "raw": raw, "method": "POST"})
+            if path != "/v1/messages":
+                status, payload = (200, {"input_tokens": fake_count(body)}) if path == "/v1/messages/count_tokens" \
+                    and isinstance(body, dict) else (404, {"type": "error", "error": {
+                        "type": "not_found_error", "message": f"fake server: no {path}"}})
+            else:
+                status, payload = 0, {}
+        if status:
+            self._answer(handler, status, payload)
+            return
         with self._lock:
             self._count += 1
             number = self._count
-            self.requests.append({"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "body": body})
+            self.requests[-1]["number"] = number  # the request-id and message id its answer carries
             if self.responder is not None:
                 reply: Turn | Error = self.responder(body)
             elif self.replies:

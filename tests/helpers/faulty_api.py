@@ -33,7 +33,7 @@ class Silent:
 
 
 class FaultyMessagesAPI(FakeMessagesAPI):
-    def _serve(self, handler: Any, body: Any) -> None:
+    def _serve(self, handler: Any, body: Any, raw: bytes = b"") -> None:
         with self._lock:
             reply = self.replies[0] if self.replies and self.responder is None else None
             if isinstance(reply, (Raw, Silent)):
@@ -44,7 +44,7 @@ class FaultyMessagesAPI(FakeMessagesAPI):
             else:
                 reply = None
         if reply is None:
-            super()._serve(handler, body)
+            super()._serve(handler, body, raw)
         elif isinstance(reply, Silent):
             self.stalled.set()
             self.release.wait(timeout=60)

@@ -40,10 +40,11 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
              system: str | None = None, tools: str | None = None, view: str = "request",
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
              keymap: dict[str, str] | None = None, diff: str | None = None,
-             diff_run: int | None = None, follow: bool = False) -> TurnscopeApp:
+             diff_run: int | None = None, follow: bool = False,
+             context: str | None = None) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
     ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
-    options = LoadOptions(fmt, system, tools)
+    options = LoadOptions(fmt, system, tools, context)
     notice = None
     if keymap is None:
         keymap, notice = load_keymap(settings().config)

@@ -51,7 +51,7 @@ def launch(argv: list[str]) -> int:
             at = -1  # following starts at the end, as ``less +F`` does
         app = make_app(args.file, at=at, run=args.run, fmt=args.format, system=args.system,
                        tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run,
-                       follow=args.follow)
+                       follow=args.follow, context=args.context)
     except LoadError as exc:
         say(exc.line_text())
         return EXIT_BAD_INPUT

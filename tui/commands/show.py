@@ -17,9 +17,12 @@ from typing import Any
 from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
+from tui.core.client_added import added_blocks
 from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
+from tui.core.request_headers import header_lines
 from tui.core.run import Run, block_type
+from tui.formats.sidecar import CONTEXT_KEY
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
 CONTINUE = "      "  # continuation lines of a block, under its first line
@@ -34,6 +37,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="message index (default: the last request sent; the message count means the next "
                              "request); negative counts back from the end")
     parser.add_argument("--json", action="store_true", help="exactly the JSON body that was (or would be) POSTed")
+    parser.add_argument("--headers", action="store_true",
+                        help="the request headers that shape it (anthropic-version, anthropic-beta) and the URL's "
+                             "query, as recorded (never a credential); one 'name: value' a line")
     parser.add_argument("--curl", action="store_true",
                         help="the request as a curl command; it reads the key from $ANTHROPIC_API_KEY when run")
 
@@ -58,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         out_lines([curl_command(r, n)])
         return 0
     req = request_at(r, n)
-    if args.json:
+    if args.headers:
+        out_lines(header_lines(r) or ["(no request headers recorded in this source)"])
+    elif args.json:
         write_bytes(jsonio.dumps(req.body))
     else:
         out_lines(layout(r, req))
@@ -75,6 +83,9 @@ def header(r: Run, req: RequestAt) -> list[str]:
     lines = [f"{source} · {r.source.format} format"]
     if req.exact:
         lines.append("prefix: exact (the request as it was recorded)")
+    elif isinstance(r.meta.get(CONTEXT_KEY), str):
+        lines.append(f"prefix: reconstructed, context from {r.meta[CONTEXT_KEY]} (its system prompt, tools, params "
+                     "and headers; the messages rebuilt from this run)")
     elif req.converted:
         lines.append("prefix: converted (the request as the source recorded it, in another API's shape, "
                      "converted to the Messages API)")
@@ -96,6 +107,9 @@ def header(r: Run, req: RequestAt) -> list[str]:
     else:
         lines.append(f"messages 0..{n - 1}: what the loop held when it appended message {n} of {total} "
                      "(no model call produced it)")
+    shaping = header_lines(r)
+    if shaping:
+        lines.append("headers: " + " · ".join(shaping))
     body = req.body
     missing = [name for name, what in (("system", "system prompt"), ("tools", "tool schemas")) if name not in body]
     if missing and not req.exact:
@@ -176,6 +190,9 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
     stop = f" · stop_reason {call.stop_reason}" if call is not None and call.stop_reason else ""
     if call is not None and call.response is not None:
         note += " · stored turn differs from what the provider returned (see `turnscope check`)"
+    marks = added_blocks(r, i)
+    if None in marks:
+        note += f" · {marks[None]}"
     lines = [f"[{i}] {message.get('role')} ({label}){stop}{note}"]
     content = message.get("content")
     if isinstance(content, str):
@@ -183,7 +200,10 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
     elif not isinstance(content, list):
         lines.append(f"    content: {_json(content)}")
     else:
-        lines += ["    " + _block_text(block, "\n    " + CONTINUE) for block in content]
+        for b, block in enumerate(content):
+            if b in marks:
+                lines.append(f"    + {marks[b]}:")
+            lines.append("    " + _block_text(block, "\n    " + CONTINUE))
     return lines
 
 

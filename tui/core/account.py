@@ -17,7 +17,8 @@ from typing import Any
 from tui.core import jsonio
 from tui.core.grammar.messages import id_key
 from tui.core.run_facts import HISTORY_ITEMS, names_by_id, run_facts, turns_before
-from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
+from tui.core.client_added import added_blocks
+from tui.core.producers import CALLER, CLIENT, LOOP, MODEL, PREFILL, Producer, producers
 from tui.core.provenance import NOT_IN_PREFIX, Provenance, not_found
 from tui.core.run import Run, blocks_of, first_text
 from tui.core.summary import json_preview, preview, tool_results, tool_uses
@@ -57,7 +58,8 @@ def _result_text(block: dict[str, Any]) -> str:
 
 def what_it_is(i: int, message: Any) -> str:
     role = message.get("role") if isinstance(message, dict) else None
-    noun = {"user": "a user turn", "assistant": "an assistant turn"}.get(role) if isinstance(role, str) else None
+    noun = {"user": "a user turn", "assistant": "an assistant turn",
+            "system": "a role: system message (the client's context)"}.get(role) if isinstance(role, str) else None
     noun = noun or f"a message with role {repr(role)[:60]}"  # a role that is a list or an object: a finding
     parts: list[str] = []
     content = message.get("content") if isinstance(message, dict) else None
@@ -105,7 +107,20 @@ def who_produced(run: Run, p: Producer) -> str:
         return "It was written by the caller, not by the model or the loop."
     if p.kind == PREFILL:
         return "It was written by the caller as a prefill for the model to continue."
+    if p.kind == CLIENT:
+        return "It was added by the client, not written by the caller or produced by the model."
     return "No recorded model call produced it."
+
+
+def _added(run: Run, i: int) -> str:
+    """What the client added to message ``i`` (``tui.core.client_added``), as a clause of the second sentence."""
+    marks = added_blocks(run, i)
+    if not marks:
+        return ""
+    if None in marks:
+        return f" The whole message was {marks[None]} (rebuilt from the transcript, in the place it sends it)."
+    said = "; ".join(f"block {b} was {mark}" for b, mark in sorted(marks.items(), key=lambda kv: kv[0] or 0))
+    return f" Not the caller's words: {said}."
 
 
 def _asking_turn(run: Run, i: int) -> int | None:
@@ -250,7 +265,7 @@ def why_control_moved(run: Run, p: Producer, table: list[Producer]) -> str:
     if following is not None:
         nxt = table[following]
         who = {MODEL: f"model call {nxt.call + 1 if nxt.call is not None else '?'}", LOOP: "the loop",
-               CALLER: "the caller"}.get(nxt.kind, nxt.kind)
+               CALLER: "the caller", CLIENT: "the client"}.get(nxt.kind, nxt.kind)
         return f"{text}; message {following} comes from {who}."
     return f"{text} (nothing follows message {i})."
 
@@ -260,7 +275,7 @@ def account(run: Run, i: int, table: list[Producer] | None = None,
     """The four sentences for message ``i``; pass ``table`` and ``provenance`` to reuse them across messages."""
     table = table or producers(run)
     p = table[i]
-    return [what_it_is(i, run.messages[i]), who_produced(run, p), what_was_visible(run, p, provenance),
+    return [what_it_is(i, run.messages[i]), who_produced(run, p) + _added(run, i), what_was_visible(run, p, provenance),
             why_control_moved(run, p, table)]
 
 

@@ -6,7 +6,9 @@ or tool results). So each index has one producer — the caller, model call k, o
 — and one transition: a turn with ``tool_use`` hands control to the loop, results hand
 it back to the model, ``end_turn`` ends the run (or returns it to the caller). While the
 alternation holds, parity names the producer (even: the loop's, odd: the model's); where
-it breaks, that index is marked.
+it breaks, that index is marked. A ``role: "system"`` message (Claude Code sends one with the
+mid-conversation-system beta) is the client's context, not a turn of the loop: its producer is
+the client, and the alternation is judged across it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ CALLER = "caller"
 MODEL = "model"
 LOOP = "loop"
 PREFILL = "prefill"
+CLIENT = "client"
 UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)
 class Producer:
     index: int
-    kind: str  # caller | model | loop | prefill | unknown
+    kind: str  # caller | model | loop | prefill | client | unknown
     call: int | None  # 0-based model call for kind == model
     stop_reason: str | None  # recorded, or inferred from the blocks (see ``stop_inferred``)
     stop_inferred: bool
@@ -59,9 +62,15 @@ def producer_at(run: Run, i: int) -> Producer:
     last = len(messages) - 1
     message = messages[i]
     role = message.get("role") if isinstance(message, dict) else None
-    before = messages[i - 1] if i > 0 else None
+    j = i - 1
+    while j >= 0 and isinstance(messages[j], dict) and messages[j].get("role") == "system":
+        j -= 1  # the client's context between two turns: the alternation is judged across it
+    before = messages[j] if j >= 0 else None
     previous_role = before.get("role") if isinstance(before, dict) else None
-    parity_break = (i == 0 and role != "user") or (role is not None and role == previous_role)
+    parity_break = (i == 0 and role != "user") or (role is not None and role != "system" and role == previous_role)
+    if role == "system":
+        return Producer(i, CLIENT, None, None, False,
+                        "the client's context rides with the next request; control does not move", parity_break)
     k = run.call_index(i)
     kinds = _kinds(message) if role is not None else set()
     if role == "assistant":

@@ -18,7 +18,7 @@ from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.formats.document import Document, read_document
-from tui.formats.sidecar import attach_sidecars
+from tui.formats.sidecar import attach_context, attach_sidecars
 
 #: Loader modules, in the order they are asked; sniff scores break ties, not this order.
 FORMAT_MODULES = [
@@ -73,7 +73,7 @@ def detect(doc: Document) -> ModuleType:
 
 
 def load_runs(path: str, fmt: str | None = None, system: str | None = None, tools: str | None = None,
-              strict: bool = False) -> list[Run]:
+              strict: bool = False, context: str | None = None) -> list[Run]:
     """Every run in the file, with sidecar system prompt and tools attached.
 
     The cyclic garbage collector is paused while the file is parsed: a run is millions of
@@ -82,7 +82,13 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
     """
     try:
         with collector.paused():
-            return _load_runs(path, fmt, system, tools, strict)
+            if context is None:
+                return _load_runs(path, fmt, system, tools, strict)
+            runs = _load_runs(path, fmt, None, None, strict)
+            attach_context(runs, context, load_runs)  # --context RECORDING[#CALL]; --system/--tools replace parts
+            if system is not None or tools is not None:
+                attach_sidecars(runs, system, tools)
+            return runs
     except RecursionError:  # a format parsed by something other than orjson, nested past any sense
         raise LoadError(path, "nested too deeply to read (more levels than turnscope walks)") from None
 

@@ -19,7 +19,10 @@ from typing import Any
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
 from tui.formats.document import Document, read_document
-from tui.formats.transcript.assemble import assemble
+from tui.core.client_added import ADDED_KEY
+from tui.core.request_headers import CLIENT_BETAS_KEY
+from tui.formats.transcript.assemble import assemble, client_notes
+from tui.formats.transcript.attachments import CLAUDE_CODE_SYSTEM_BETA, EXACT_VERSION, rebuild_mode
 from tui.formats.transcript.records import Index, Record, read_index
 from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, sidechain_leaves, thread
 
@@ -69,8 +72,12 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
 
 
 def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
-    built = assemble(t.records)
+    version = index.facts.get("version")
+    mode = rebuild_mode(version)
+    client, compared = mode is not None, mode == EXACT_VERSION
+    built = assemble(t.records, client, compared)
     warnings = [LoadWarning(RECONSTRUCTED_NOTE)]
+    warnings += client_notes(built, client, version if isinstance(version, str) else None, compared)
     if t.stop == COMPACTED and t.boundary is not None:
         warnings.append(LoadWarning("the session was compacted here: this run starts from the compact "
                                     "summary, which is all the model saw of what came before", line=t.boundary.line))
@@ -102,6 +109,12 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
         warnings.append(LoadWarning("skipped a line shown only in the transcript view (not sent)", line=line))
     meta = {k: v for k, v in (("session_id", index.facts.get("sessionId")), ("agent_id", index.facts.get("agentId")),
                               ("claude_code_version", index.facts.get("version"))) if v}
+    if built.added:
+        meta[ADDED_KEY] = {"client": "Claude Code", "pieces": built.added}
+    if client:  # every request of the versions compared carried it (not recorded in the transcript)
+        meta[CLIENT_BETAS_KEY] = [CLAUDE_CODE_SYSTEM_BETA]
+    if built.added and title is None:  # the first text is now Claude Code's reminder, not the user's words
+        title = _first_words(t)
     return Run(messages=built.messages, calls=built.calls, warnings=warnings, meta=meta,
                source=Source(path=path, format=NAME, prefix=RECONSTRUCTED, title=title))
 

@@ -7,7 +7,8 @@ process ended before the answer) has ``"response": null``. Every ``/v1/messages`
 model call with its exact request and its timing; pairs are grouped into conversations
 (Claude Code's main thread, its subagents, and side calls such as quota probes and title
 generation are separate conversations), the longest first. claude-trace only masks the
-middle of credential headers; headers are never kept, so none of it reaches the run.
+middle of credential headers; of the headers only anthropic-version, anthropic-beta (and the URL's
+query) are kept, so none of it reaches the run.
 ``turnscope record`` writes the same lines (and ``partial`` on an exchange that did not finish).
 """
 
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from tui.core.errors import LoadError
+from tui.core.request_headers import shaping_headers
 from tui.core.run import LoadWarning, Run
 from tui.formats.document import Document
 from tui.formats.recorded.conversations import build_runs
@@ -84,7 +86,9 @@ def _read_pair(pair: dict[str, Any], line: int) -> Exchange:
     raw_body = request.get("body")
     body, problem = parse_request(raw_body, where)
     exchange = Exchange(where=where, line=line, method=str(request.get("method") or ""),
-                        path=url_path(request.get("url")), body=body, started=_iso(request.get("timestamp")))
+                        path=url_path(request.get("url")), body=body, started=_iso(request.get("timestamp")),
+                        headers=shaping_headers(request.get("headers") if isinstance(request.get("headers"), dict)
+                                                else None, request.get("url")))
     if problem:
         exchange.notes.append(problem)
     exchange.dropped = drop_credentials(body)

@@ -16,7 +16,7 @@ from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
 from tui.formats.chat.convert import convert
 from tui.formats.document import Document
-from tui.formats.request import looks_openai
+from tui.formats.request import anthropic_body, looks_openai
 
 NAME = "openai"
 DESCRIPTION = "OpenAI chat messages with tool_calls (a request body, a message list, tau-bench, SWE-agent .traj)"
@@ -47,7 +47,8 @@ def _shape(doc: Document) -> str | None:
             if isinstance(value, dict) and isinstance(value.get("history"), list) and \
                     any(k in value for k in ("trajectory", "info", "replay_config", "environment")):
                 return "swe-agent"
-            if isinstance(value, dict) and isinstance(value.get("messages"), list) and looks_openai(value["messages"]):
+            if isinstance(value, dict) and isinstance(value.get("messages"), list) and looks_openai(value["messages"]) \
+                    and not anthropic_body(value):
                 return "body"
         lines = doc.first_lines(20)
         if lines and all(_is_message(v) for v in lines) and looks_openai(lines):

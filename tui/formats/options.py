@@ -21,14 +21,18 @@ class LoadOptions:
     fmt: str | None = None
     system: str | None = None
     tools: str | None = None
+    context: str | None = None  # --context RECORDING[#CALL] (``tui.formats.sidecar.attach_context``)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> LoadOptions:
-        return cls(args.format, args.system, args.tools)
+        return cls(args.format, args.system, args.tools, getattr(args, "context", None))
 
     def kwargs(self) -> dict[str, str | None]:
         """The keyword arguments of ``load_runs`` and ``open_run``."""
-        return {"fmt": self.fmt, "system": self.system, "tools": self.tools}
+        out = {"fmt": self.fmt, "system": self.system, "tools": self.tools}
+        if self.context is not None:
+            out["context"] = self.context
+        return out
 
 
 def add_file_argument(parser: argparse.ArgumentParser, how: Literal["one", "many", "optional"] = "one") -> None:
@@ -47,5 +51,8 @@ def add_load_options(parser: argparse.ArgumentParser, check_format: bool = True)
     parser.add_argument("--run", type=int, metavar="K", help="which run of a file that holds several (0-based)")
     parser.add_argument("--system", metavar="F", help="system prompt file (text, or JSON string/blocks)")
     parser.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
+    parser.add_argument("--context", metavar="RECORDING[#CALL]",
+                        help="attach the system prompt, tools, params and betas of a recorded request "
+                             "(model call CALL, 1-based; default the last) to a run that lacks them")
     parser.add_argument("--format", metavar="NAME", choices=format_names() if check_format else None,
                         help="force a format: " + ", ".join(format_names()))

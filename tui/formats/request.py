@@ -30,6 +30,36 @@ def looks_openai(messages: Any) -> bool:
         return any(isinstance(m, dict) and (m.get("role") in _OPENAI_ROLES or "tool_calls" in m) for m in messages)
 
 
+#: Fields only an Anthropic Messages body has at its top level (an OpenAI chat body has none of them).
+_ANTHROPIC_FIELDS = ("system", "anthropic_version", "anthropic_beta", "thinking", "stop_sequences",
+                     "context_management", "mcp_servers", "container")
+_ANTHROPIC_BLOCKS = frozenset(("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use",
+                               "document", "search_result", "web_search_tool_result", "mcp_tool_use"))
+_OPENAI_ONLY_ROLES = ("tool", "developer", "function")
+
+
+def anthropic_body(body: Any) -> bool:
+    """An Anthropic Messages body even though it holds a ``role: "system"`` message (the
+    mid-conversation-system beta): it has an Anthropic-only top-level field, tool schemas with
+    ``input_schema``, or Anthropic content blocks, and no OpenAI-only role or ``tool_calls``."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return False
+    messages = body["messages"]
+    if any(isinstance(m, dict) and (m.get("role") in _OPENAI_ONLY_ROLES or "tool_calls" in m) for m in messages):
+        return False
+    if any(k in body for k in _ANTHROPIC_FIELDS):
+        return True
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools):
+        return True
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and (b.get("type") in _ANTHROPIC_BLOCKS
+                                                                      or "cache_control" in b) for b in content):
+            return True
+    return False
+
+
 def _is_body(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("messages"), list) and "turnscope" not in value
 
@@ -41,7 +71,7 @@ def sniff(doc: Document) -> int:
     bodies = value if isinstance(value, list) and value and all(_is_body(v) for v in value) else [value]
     if not all(_is_body(b) for b in bodies):
         return 0
-    return 20 if any(looks_openai(b["messages"]) for b in bodies) else 50
+    return 20 if any(looks_openai(b["messages"]) and not anthropic_body(b) for b in bodies) else 50
 
 
 def run_from_body(body: dict[str, Any], path: str, index: int = 0, count: int = 1) -> Run:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from tui.core.errors import LoadError
+from tui.core.request_headers import shaping_headers
 from tui.core.run import Run
 from tui.formats.document import Document
 from tui.formats.recorded.conversations import build_runs
@@ -121,6 +122,10 @@ def load(doc: Document) -> list[Run]:
     return runs
 
 
+def _headers(headers: Any) -> dict[str, Any]:
+    return headers if isinstance(headers, dict) else {}
+
+
 def _exchange(item: Any, k: int, line: int | None) -> Exchange | None:
     where = f"interaction {k + 1}"
     request = item.get("request") if isinstance(item, dict) else None
@@ -134,7 +139,8 @@ def _exchange(item: Any, k: int, line: int | None) -> Exchange | None:
         body, problem2 = parse_request(raw, where) if problem is None else (None, f"{where}: request {problem}")
         problem = problem or problem2
     exchange = Exchange(where=where, line=line, method=str(request.get("method") or ""),
-                        path=url_path(request.get("uri") or request.get("url")), body=body)
+                        path=url_path(request.get("uri") or request.get("url")), body=body,
+                        headers=shaping_headers(_headers(request.get("headers")), request.get("uri") or request.get("url")))
     if problem:
         exchange.notes.append(problem)
     exchange.dropped = drop_credentials(body)

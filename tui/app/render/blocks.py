@@ -250,14 +250,23 @@ def _result_parts(kind: str, block: dict, target: tuple, open_: bool, opened: se
     return parts
 
 
-def message_parts(i: int, message: Any, opened: set, rows: int = FOLD_ROWS) -> list[Part]:
-    """Every block of message ``i`` (a string content is one text block)."""
+def added_row(mark: str, target: tuple | None = None) -> Rows:
+    """The mark on a block (or message) a client added to the user's words: "added by Claude Code"."""
+    return Rows([_pad() + Text("+ " + one_line(mark), palette.NOTE)], target)
+
+
+def message_parts(i: int, message: Any, opened: set, rows: int = FOLD_ROWS,
+                  marks: dict[int | None, str] | None = None) -> list[Part]:
+    """Every block of message ``i`` (a string content is one text block); ``marks`` (block index, None
+    for the whole message -> mark) flags what a client added (``tui.core.client_added``)."""
     if not isinstance(message, dict):
         return [text_part(_json(message), _head("(not a message)"), ("block", i, 0), (i, 0) in opened, rows)]
     blocks = blocks_of(message)
     if not blocks:
         return [Rows([_head("content") + Text(one_line(_json(message.get("content"))), palette.DIM)])]
-    out: list[Part] = []
+    out: list[Part] = [added_row(marks[None], ("block", i, 0))] if marks and None in marks else []
     for b, block in enumerate(blocks):
+        if marks and b in marks:
+            out.append(added_row(marks[b], ("block", i, b)))
         out += block_parts(i, b, block, opened, rows)
     return out

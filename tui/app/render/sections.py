@@ -18,6 +18,8 @@ from tui.core import jsonio
 from tui.core.grammar import Finding
 from tui.core.prefix import RequestAt
 from tui.core.producers import Producer
+from tui.core.request_headers import header_lines
+from tui.core.run import Run
 from tui.core.safe import one_line
 
 PARAMS = ("model", "max_tokens", "temperature", "tool_choice", "thinking")
@@ -42,6 +44,19 @@ def params_part(req: RequestAt) -> Part:
     for key, value in body.items():
         if key not in PARAMS and key not in ("system", "tools", "messages"):
             text.append_text(Text.assemble((one_line(key), palette.DIM), " ", one_line(_json(value))[:200], "  "))
+    text.rstrip()
+    return Rows([text])
+
+
+def headers_part(run: Run) -> Part | None:
+    """The headers that shape the request (recorded, or the client's known betas), when there are any."""
+    lines = header_lines(run)
+    if not lines:
+        return None
+    text = Text("headers  ", palette.HEADING)
+    for line in lines:
+        name, _, value = line.partition(": ")
+        text.append_text(Text.assemble((one_line(name), palette.DIM), " ", one_line(value), "  "))
     text.rstrip()
     return Rows([text])
 

@@ -203,6 +203,9 @@ class StepperScreen(FittedFooter, Screen):
         text.append(" · ")
         word_of = "exact" if exact else "converted" if converted else "reconstructed"
         text.append(word_of, "bold green" if exact else "bold yellow")
+        context = run.meta.get("context_from") if isinstance(run.meta, dict) else None
+        if not exact and isinstance(context, str):  # --context RECORDING[#CALL]
+            text.append(", context from " + one_line(os.path.basename(context)), "bold yellow")
         text.append(f"{word} · ")
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")

@@ -23,6 +23,7 @@ from textual.widgets import Static
 from tui.app import keys
 from tui.app.render.rawbody import RawBody, highlight
 from tui.app.widgets.cursor_rows import StripCache, text_strip
+from tui.core.request_headers import headers_brief
 from tui.core.run import Run
 
 
@@ -135,4 +136,5 @@ class RawView(Vertical):
                 else "pretty-printed: the same JSON with whitespace added · w: exact bytes")
         self.raw_info.update(Text.assemble(
             (f"request body for message {body.index}", "bold"), f" · {len(body.exact):,} bytes · sha256 ",
-            body.sha256[:12], f" · {mode} · y copies the exact bytes"))
+            body.sha256[:12], f" · {mode} · y copies the exact bytes",
+            *((("\n" + headers_brief(self.run), "bold"),) if headers_brief(self.run) else ())))

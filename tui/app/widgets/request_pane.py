@@ -23,6 +23,7 @@ from tui.app.render.blocks import OUTPUT_ROWS, message_parts
 from tui.app.render.lines import Mark, Part, Rows, Target, Wrapped
 from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
+from tui.core.client_added import added_blocks
 from tui.core.prefix import request_at
 from tui.core.provenance import Value, source_text
 from tui.core.view.analyses import Stopped, has_tool_use
@@ -119,7 +120,9 @@ class RequestPane(LineView):
         view, n = self.view, self.index
         req = request_at(view.run, n)
         messages = req.body["messages"]
-        parts: list[Part] = [sections.params_part(req), *sections.system_parts(req, self.system_open),
+        headers = sections.headers_part(view.run)
+        parts: list[Part] = [sections.params_part(req), *([headers] if headers else []),
+                             *sections.system_parts(req, self.system_open),
                              *sections.tools_parts(req, self.tools_open, self.schemas)]
         count = len(messages)
         title = f"Messages 0..{count - 1} ({count:,}) sent with this request" if count else "Messages: none"
@@ -153,7 +156,8 @@ class RequestPane(LineView):
         key = (i, id(message), tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
         body = self._cache.get(key)
         if body is None:
-            body = self._cache[key] = message_parts(i, message, self.blocks_open)
+            body = self._cache[key] = message_parts(i, message, self.blocks_open,
+                                                        marks=added_blocks(view.run, i) if is_run_message else None)
         return [Rows([head], ("message", i)), *body]
 
     def _output(self, n: int) -> list[Part]:
@@ -165,7 +169,7 @@ class RequestPane(LineView):
         found = view.findings_at(n)
         if found:
             parts.append(Rows(sections.finding_rows(found)))
-        parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS)
+        parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS, added_blocks(view.run, n))
         call = view.run.call_for(n)
         if call is not None and call.response is not None:  # the seeds' rewritten turn: show what came back
             parts.append(Rows([Text(f" what model call {view.run.call_index(n) + 1} returned (differs from the "

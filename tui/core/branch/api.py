@@ -107,14 +107,15 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-async def stream_turn(client: Any, body: dict[str, Any], index: int,
-                      emit: Callable[[Any], None]) -> tuple[dict[str, Any], ModelCall]:
-    """Send ``body`` streaming; ``emit`` each block start and delta; return the turn and its call."""
+async def stream_turn(client: Any, body: dict[str, Any], index: int, emit: Callable[[Any], None],
+                      options: dict[str, Any] | None = None) -> tuple[dict[str, Any], ModelCall]:
+    """Send ``body`` streaming; ``emit`` each block start and delta; return the turn and its call.
+    ``options``: the SDK's ``extra_headers``/``extra_query`` the recorded run sent (``request_headers.sdk_options``)."""
     required = {k: body[k] for k in SDK_ARGUMENTS}
     extra = {k: v for k, v in body.items() if k not in SDK_ARGUMENTS and k != "stream"}  # always streamed
     started, t0 = now_iso(), time.monotonic()
     complete = False
-    async with client.messages.stream(**required, extra_body=extra or None) as stream:
+    async with client.messages.stream(**required, extra_body=extra or None, **(options or {})) as stream:
         async for event in stream:
             kind = event.type
             if kind == "message_stop":

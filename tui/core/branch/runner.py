@@ -30,6 +30,7 @@ from tui.core.branch.events import (ApiFailure, Event, Finished, StepStarted, To
 from tui.core.branch.resolvers import Resolver
 from tui.core.errors import UsageError
 from tui.core.prefix import check_index, request_at
+from tui.core.request_headers import sdk_options
 from tui.core.run import Run
 from tui.core.summary import tool_uses
 
@@ -173,7 +174,7 @@ class Runner:
                 body = request_at(run, index).body
                 emit(StepStarted(self.branch.steps + 1, index, body.get("model")))
                 try:
-                    turn, call = await api.stream_turn(client, body, index, emit)
+                    turn, call = await api.stream_turn(client, body, index, emit, sdk_options(run))
                 except Exception as exc:  # noqa: BLE001 - every API failure ends the branch the same way
                     return finish("api_error", api.failure(exc))
                 run.messages.append(turn)  # saved before any tool call is dispatched

@@ -41,6 +41,7 @@ from typing import Any, Callable
 
 from tui.core import jsonio, native
 from tui.core.errors import LoadError, UsageError
+from tui.core.request_headers import carried
 from tui.core.run import RECONSTRUCTED, ModelCall, Run, Source
 
 SUFFIX = ".turnscope.json"
@@ -91,7 +92,8 @@ def branch_run(parent: Run, edited: dict[str, Any], path: str, lineage_: dict[st
              for c in parent.calls if c.message <= at]
     return Run(messages=messages, system=edited.get("system"), tools=edited.get("tools"), params=params,
                calls=calls, source=Source(path=path, format="native", prefix=RECONSTRUCTED),
-               order=list(edited) if parent.order is not None else None, lineage=lineage_)
+               order=list(edited) if parent.order is not None else None, lineage=lineage_,
+               meta=carried(parent))
 
 
 def save(run: Run, path: str | os.PathLike[str]) -> None:

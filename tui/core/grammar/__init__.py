@@ -14,6 +14,7 @@ from typing import Any
 
 from tui.core.grammar.findings import Finding, Findings, sort_findings
 from tui.core.grammar.rules import ERROR, RULES, WARNING, Rule
+from tui.core.request_headers import MID_CONVERSATION_SYSTEM, allows_system_messages
 from tui.core.run import Run
 
 __all__ = ["ERROR", "WARNING", "RULES", "Rule", "Finding", "check_run", "check_request", "has_errors"]
@@ -26,15 +27,16 @@ def check_run(run: Run, strict: bool = False) -> list[Finding]:
     last = len(run.messages) - 1
     final_role = run.messages[-1].get("role") if run.messages and isinstance(run.messages[-1], dict) else None
     out = Findings(strict=strict, unsent=last if final_role == "assistant" and not run.prefill else None)
-    messages.check(out, run.messages, run.params, prefill=run.prefill)
+    messages.check(out, run.messages, run.params, prefill=run.prefill, system_messages=allows_system_messages(run))
     pairing.check(out, run.messages, prefill=run.prefill)
     request.check(out, run.system, run.tools, run.params, run.messages)
     recorded.check(out, run)
     return sort_findings(_without_paused(out.items, run))
 
 
-def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
-    """Findings for one request body: its final assistant message, if any, is a prefill."""
+def check_request(body: dict[str, Any], strict: bool = False, betas: list[str] | None = None) -> list[Finding]:
+    """Findings for one request body: its final assistant message, if any, is a prefill; ``betas``
+    are the ones its ``anthropic-beta`` header named (a body alone carries none)."""
     from tui.core.grammar import messages, pairing, request
 
     msgs = body.get("messages")
@@ -44,7 +46,8 @@ def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
         return out.items
     prefill = bool(msgs) and isinstance(msgs[-1], dict) and msgs[-1].get("role") == "assistant"
     params = {k: v for k, v in body.items() if k not in ("messages", "system", "tools")}
-    messages.check(out, msgs, params, prefill=prefill)
+    system_messages = any(b.startswith(MID_CONVERSATION_SYSTEM) for b in betas or ())
+    messages.check(out, msgs, params, prefill=prefill, system_messages=system_messages)
     pairing.check(out, msgs, prefill=prefill)
     request.check(out, body.get("system"), body.get("tools"), params, msgs)
     return sort_findings(out.items)

@@ -35,7 +35,10 @@ def id_key(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
-def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: bool) -> None:
+def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: bool,
+          system_messages: bool = False) -> None:
+    """``system_messages``: the request carries the mid-conversation-system beta, so a ``role: "system"``
+    message is valid (``tui.core.request_headers``); without it such a message is ``invalid_role``."""
     out.cache_controls = 0
     if not messages:
         out.add("messages_empty", None, None)
@@ -50,8 +53,13 @@ def check(out: Findings, messages: list[Any], params: dict[str, Any], prefill: b
             previous_role = None
             continue
         role = message.get("role")
-        if role not in ROLES and role != "system":
-            out.add("invalid_role", i, None, detail=f"found {role!r}")
+        if role == "system" and system_messages:
+            continue  # the client's context: text only, and it does not take a turn of the alternation
+        if role not in ROLES:
+            out.add("invalid_role", i, None, detail=f"found {role!r}", cause=(
+                "a role: system message is valid only with the mid-conversation-system beta (anthropic-beta "
+                "header); without it the system prompt goes in the top-level system field") if role == "system"
+                else None)
         elif i == 0 and role == "assistant":
             out.add("first_message_not_user", 0, None)
         elif role == previous_role == "assistant":

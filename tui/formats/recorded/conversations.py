@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from tui.core.grammar.recorded import same_but_cache_control
+from tui.core.request_headers import HEADERS_KEY
 from tui.core.run import EXACT, LoadWarning, ModelCall, RecordedRequest, Run, Source
 from tui.formats.recorded.exchange import Exchange
 
@@ -38,6 +39,7 @@ class Conversation:
         self.unsent: int | None = None  # index of an answer no request has carried back yet
         self.first = 0
         self.dropped: dict[str, int] = {}
+        self.headers: list[dict[str, str]] = []  # each call's shaping headers (tui.core.request_headers)
 
     def differences(self, messages: list[Any]) -> list[int] | None:
         """The positions where ``messages`` differs from the run so far, or None if it does not continue it."""
@@ -69,6 +71,7 @@ class Conversation:
         self.unsent = None
         n = len(messages)
         self.calls.append(_call(exchange, n))
+        self.headers.append(exchange.headers)
         self._keep_fields(body)
         self.tip_count, self.tip_accepted = n, exchange.accepted
         if exchange.accepted:
@@ -129,13 +132,21 @@ class Conversation:
         if self.dropped:
             paths = ", ".join(f"{p} ({n} request{'s' if n != 1 else ''})" for p, n in self.dropped.items())
             warnings.append(LoadWarning(f"credentials dropped on load, not kept in the run: {paths}"))
+        meta: dict[str, Any] = {}
+        if self.headers and self.headers[-1]:
+            meta[HEADERS_KEY] = dict(self.headers[-1])
+            differ = [k + 1 for k, h in enumerate(self.headers) if h != self.headers[-1]]
+            if differ:
+                warnings.append(LoadWarning(
+                    f"{len(differ)} model call(s) (first: call {differ[0]}) sent other anthropic-version/"
+                    "anthropic-beta headers than the last; the run keeps the last call's"))
         last = self.messages[-1] if self.messages else None
         produced = self.tip_accepted
         prefill = not produced and isinstance(last, dict) and last.get("role") == "assistant"
         return Run(messages=list(self.messages), system=system if has_system else None,
                    tools=tools if has_tools else None, params=params, calls=list(self.calls),
                    source=Source(path=path, format=fmt, prefix=EXACT), warnings=warnings,
-                   prefill=prefill, order=order)
+                   prefill=prefill, order=order, meta=meta)
 
 
 def _call(exchange: Exchange, n: int) -> ModelCall:

@@ -4,7 +4,9 @@ Recorders differ in how they keep bodies: already parsed, a JSON string, bytes (
 gzip- or deflate-compressed), or raw server-sent events for a streamed answer. ``Exchange``
 holds the request body parsed and the answer put back together as one message, and
 nothing else: headers are read for the status, the request id and the encoding and then
-dropped, so credentials (``authorization``, ``x-api-key``, cookies) never reach a ``Run``.
+dropped, so credentials (``authorization``, ``x-api-key``, cookies) never reach a ``Run``; the
+request headers that shape what it means (``anthropic-version``, ``anthropic-beta``) and the URL's
+query are kept (``tui.core.request_headers.shaping_headers``).
 Credential fields inside a request body (an MCP server's ``authorization_token``) are
 removed too, and said so.
 """
@@ -46,6 +48,7 @@ class Exchange:
     duration_ms: float | None = None
     notes: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # credential fields removed from the body
+    headers: dict[str, str] = field(default_factory=dict)  # anthropic-version, anthropic-beta, query
 
     @property
     def is_messages_call(self) -> bool:

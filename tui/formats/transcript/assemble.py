@@ -9,6 +9,12 @@ built from one line shares its content; only merged turns get a new list of the 
 Each answer is one model call with the usage, model and request id its last line records;
 its timing is read off the transcript: sent when the line before it was written, done when
 its last line was.
+
+With ``client`` (a version whose requests were compared, ``attachments.rebuilds``), what Claude
+Code adds is put where it sends it: the text of each attachment line as a ``role: "system"``
+message in the line's place (consecutive lines one message), and the user's context reminder
+as the first block of message 0. ``added`` names each added piece ("i" a message, "i.b" a block)
+with how it was rebuilt (``REBUILT`` from the line, ``APPROXIMATE`` where the line does not hold it all).
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.core.run import ModelCall
+from tui.core.run import LoadWarning, ModelCall
+from tui.formats.transcript.attachments import context_reminder, kind_of, render
 from tui.formats.transcript.records import API_ERROR, COMPACT_SUMMARY, SYNTHETIC, THINKING, TRANSCRIPT_ONLY, Record
+
+REBUILT, APPROXIMATE = "rebuilt", "approximate"
 
 
 @dataclass
@@ -31,10 +40,15 @@ class Assembled:
     synthetic: list[int] = field(default_factory=list)  # lines of assistant text Claude Code wrote itself
     thinking: list[int] = field(default_factory=list)  # assistant turns with a thinking block
     transcript_only: list[int] = field(default_factory=list)
+    added: dict[str, str] = field(default_factory=dict)  # "i" / "i.b" -> REBUILT | APPROXIMATE
+    not_rebuilt: list[tuple[int, str]] = field(default_factory=list)  # attachment lines left out: (line, kind)
 
 
-def assemble(records: list[Record]) -> Assembled:
+def assemble(records: list[Record], client: bool = False, compared: bool = True) -> Assembled:
+    """``compared``: the version's requests were compared, so pieces rebuilt from a line are REBUILT (else APPROXIMATE)."""
     out = Assembled()
+    rebuilt = REBUILT if compared else APPROXIMATE
+    system_at = -1  # the system message the last attachment went into
     answer: list[Record] = []
     answer_key: object = None  # the message.id (or uuid) the answer's lines share
     answer_at = -1
@@ -42,6 +56,22 @@ def assemble(records: list[Record]) -> Assembled:
     before: str | None = None  # timestamp of the line before the current answer
     last_stamp: str | None = None
     for record in records:
+        if record.kind == "attachment":
+            words = render(record.content) if client else None
+            if words is None:
+                out.not_rebuilt.append((record.line, kind_of(record.content)))
+                continue
+            if pending:
+                _flush_user(out, pending)
+                pending = []
+            if system_at == len(out.messages) - 1 >= 0:
+                out.messages[system_at] = {"role": "system", "content": out.messages[system_at]["content"] + "\n\n" + words}
+            else:
+                system_at = len(out.messages)
+                out.messages.append({"role": "system", "content": words})
+                out.added[str(system_at)] = rebuilt
+            last_stamp = record.timestamp or last_stamp
+            continue
         if record.kind == "assistant":
             if record.flags & (API_ERROR | SYNTHETIC):
                 out.synthetic.append(record.line)
@@ -66,7 +96,25 @@ def assemble(records: list[Record]) -> Assembled:
         last_stamp = record.timestamp or last_stamp
     _close_answer(out, answer, answer_at, before)
     _flush_user(out, pending)
+    if client:
+        _add_context(out, records)
     return out
+
+
+def _add_context(out: Assembled, records: list[Record]) -> None:
+    """The user's context reminder, as the first block of message 0 (Claude Code adds it to every request)."""
+    first = out.messages[0] if out.messages else None
+    stamp = next((r.timestamp for r in records if r.kind == "user" and r.timestamp), None)
+    block = context_reminder(stamp)
+    if not isinstance(first, dict) or first.get("role") != "user" or block is None:
+        return
+    content = first.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}] if content else []
+    if not isinstance(content, list):
+        return
+    out.messages[0] = {"role": "user", "content": [block, *content]}
+    out.added["0.0"] = APPROXIMATE
 
 
 def _close_answer(out: Assembled, answer: list[Record], at: int, before: str | None) -> None:
@@ -128,3 +176,30 @@ def _between(start: str | None, end: str | None) -> float | None:
     except ValueError:
         return None
     return round(delta.total_seconds() * 1000.0, 3)
+
+
+def client_notes(built: Assembled, client: bool, version: str | None = None, compared: bool = True) -> list[LoadWarning]:
+    """What the loader says of what Claude Code added to the messages, and of what it could not rebuild."""
+    notes = []
+    if client and not compared:
+        notes.append(LoadWarning(f"Claude Code {version} is not among the versions whose requests were compared "
+                                 "with its transcript: what it added is rebuilt as those sent it, labelled approximate"))
+    systems = sum(1 for key in built.added if "." not in key)
+    if built.added:
+        parts = [f"{systems} role: system message(s) from its attachment lines (agent and skill listings)"] \
+            if systems else []
+        if "0.0" in built.added:
+            parts.append("the context reminder that opens message 0 (approximate: dated by the session's first "
+                         "line; CLAUDE.md text, when there is any, is not recorded)")
+        notes.append(LoadWarning("added by Claude Code, in the places it sends them: " + "; ".join(parts)))
+    if built.not_rebuilt:
+        kinds = sorted({kind for _, kind in built.not_rebuilt})
+        if client:
+            text = (f"{len(built.not_rebuilt)} attachment line(s) not rebuilt ({', '.join(kinds)}): Claude Code "
+                    "may have sent what they hold, so the messages it sent may differ")
+        else:
+            text = (f"skipped {len(built.not_rebuilt)} attachment line(s) ({', '.join(kinds)}): turnscope does not "
+                    f"rebuild what this Claude Code version ({version or 'unknown'}) sends of them, so the messages it "
+                    "sent may differ")
+        notes.append(LoadWarning(text, line=built.not_rebuilt[0][0]))
+    return notes

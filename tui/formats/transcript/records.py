@@ -8,7 +8,8 @@ so a big transcript costs little more memory than the messages it holds; a progr
 (most of a transcript's lines) is only located, and parsed if a thread runs through it
 (``index.Index.node``). Also indexed: assistant lines by
 ``message.id`` (one API answer is written as one line per content block), tool results by
-``tool_use_id``, session titles (``summary`` lines), and compaction boundaries.
+``tool_use_id``, session titles (``summary`` lines), and compaction boundaries. ``attachment``
+lines keep their payload (as ``content``): Claude Code sends what they hold (``attachments``).
 """
 
 from __future__ import annotations
@@ -108,6 +109,11 @@ def read_index(doc: Document) -> Index:
                                 results[target] = [record]
             if not index.facts:
                 index.facts = {k: value[k] for k in ("sessionId", "agentId", "version") if k in value}
+        elif kind == "attachment":  # content Claude Code sends beside the messages (``attachments``)
+            record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at,
+                            content=value.get("attachment"))
+            stamp = value.get("timestamp")
+            record.timestamp = stamp if type(stamp) is str else None
         else:
             record = Record(number, uuid, parent, kind, value.get("isSidechain") is True, at)
             label = f"system {value.get('subtype')}" if kind == "system" else \

@@ -21,7 +21,7 @@ ROOT, DANGLING, COMPACTED = "root", "dangling parent", "compaction"
 
 @dataclass
 class Thread:
-    records: list[Record]  # user and assistant lines, in file order
+    records: list[Record]  # user, assistant and attachment lines, in file order
     stop: str  # why the walk back ended
     boundary: Record | None = None  # the compact boundary the thread starts after
     dangling: str | None = None  # the missing parent's uuid
@@ -59,6 +59,9 @@ def thread(index: Index, leaf: Record) -> Thread:
     path, stop, boundary, dangling = spine(index, leaf)
     chosen = {r.line: r for r in path if r.message is not None}  # a line is one record
     on_spine = len(chosen)
+    for record in path:  # what Claude Code sends of its attachment lines rides in their place
+        if record.kind == "attachment":
+            chosen[record.line] = record
     sidechain = leaf.sidechain
     answers, keys = index.by_message_id, set()
     for record in path:
@@ -88,7 +91,8 @@ def thread(index: Index, leaf: Record) -> Thread:
                 chosen[picked.line] = picked
                 uuids.add(picked.uuid)
     records = [chosen[line] for line in sorted(chosen)]
-    return Thread(records, stop, boundary, dangling, len(records) - on_spine)
+    spined = on_spine + sum(1 for r in path if r.kind == "attachment")
+    return Thread(records, stop, boundary, dangling, len(records) - spined)
 
 
 def sidechain_leaves(index: Index) -> list[Record]:
