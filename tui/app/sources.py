@@ -33,12 +33,6 @@ RECENT_LIMIT = 20
 RECENT_FILE = "recent.json"
 
 
-def default_state_dir() -> Path:
-    from platformdirs import user_state_dir
-
-    return Path(os.environ.get("TURNSCOPE_STATE_DIR") or user_state_dir("turnscope"))
-
-
 @dataclass
 class Recent:
     path: str
@@ -65,7 +59,11 @@ def load_recent(state_dir: Path) -> list[Recent]:
 
 
 def remember(state_dir: Path, path: str, run: int | None, title: str, messages: int) -> None:
-    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem."""
+    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem. The title
+    (the run's first words) is stored with any secret in it redacted."""
+    from tui.core.secrets import redact_title
+
+    title = redact_title(title)
     absolute = str(Path(path).resolve())
     items = [r for r in load_recent(state_dir) if not (r.path == absolute and r.run == run)]
     items.insert(0, Recent(absolute, run, title, messages, time.time()))
@@ -84,12 +82,25 @@ SCAN_BYTES = 8 << 20
 
 @dataclass
 class Entry:
-    section: str  # samples | recent | claude
+    section: str  # samples | recent | claude | gemini
     path: str
     label: str
     detail: str
     run: int | None = None
     when: float | None = None
+    live: bool = False  # written to in the last minute: opened following (``tui.formats.follow``)
+
+
+#: A file written to this recently (seconds) is live: being recorded or written as the user looks.
+LIVE_SECONDS = 60
+
+
+def written_lately(path: str | Path, now: float | None = None) -> bool:
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return False
+    return (time.time() if now is None else now) - mtime < LIVE_SECONDS
 
 
 def claude_projects(home: Path | None = None) -> Path:
@@ -125,7 +136,7 @@ def recent_entries(state_dir: Path) -> list[Entry]:
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")
         out.append(Entry("recent", item.path, one_line(label), f"{item.messages} messages · {one_line(item.title)}",
-                         item.run, item.opened))
+                         item.run, item.opened, written_lately(item.path)))
     return out
 
 
@@ -174,7 +185,7 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
             continue
         label = f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{count} messages · {one_line(words or '(no user text)')}",
-                         when=path.stat().st_mtime))
+                         when=path.stat().st_mtime, live=written_lately(path)))
     return out
 
 
@@ -226,4 +237,33 @@ def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[E
         label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
         out.append(Entry("codex", str(path), one_line(label),
                          f"{count} messages · {one_line(words or '(no user text)')}", when=stamps[path]))
+    return out
+
+
+def gemini_tmp(home: Path | None = None) -> Path:
+    """Where Gemini CLI keeps its sessions: ``<home>/.gemini/tmp`` (``$GEMINI_CLI_HOME`` or the user's home)."""
+    if home is None:
+        home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
+    return home / ".gemini" / "tmp"
+
+
+def gemini_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+    """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first, with their first words."""
+    try:
+        files = [p for p in gemini_tmp(home).glob("*/chats/session-*.json*") if p.is_file() and
+                 p.suffix in (".json", ".jsonl")]
+    except OSError:
+        return []
+    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    out = []
+    for path in files[:limit]:
+        label = f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}"
+        try:
+            run = load_runs(str(path), fmt="gemini")[0]
+            detail = f"{len(run.messages)} messages · {one_line(run.title())}"
+        except (LoadError, UsageError) as exc:
+            detail = one_line(f"cannot open: {exc}")
+        except OSError as exc:
+            detail = one_line(f"cannot read: {exc.strerror or exc}")
+        out.append(Entry("gemini", str(path), one_line(label), detail, when=path.stat().st_mtime))
     return out

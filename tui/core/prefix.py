@@ -26,9 +26,10 @@ class RequestAt:
 
     index: int
     body: dict[str, Any]
-    exact: bool  # taken from a recorded request
+    exact: bool  # taken from a recorded request, byte for byte
     call: int | None  # 0-based model call that produced message ``index``
     model_from_call: bool = False  # the model came from the call record, not the request
+    converted: bool = False  # recorded in another API's shape and converted (neither exact nor rebuilt)
 
 
 def check_index(run: Run, n: int) -> int:
@@ -52,7 +53,9 @@ def request_at(run: Run, n: int) -> RequestAt:
     call = run.calls[k] if k is not None else None
     body, model_from_call = _body(run, n, call)
     recorded = call is not None and call.request is not None
-    return RequestAt(n, body, exact=recorded or run.exact, call=k, model_from_call=model_from_call)
+    converted = recorded and bool(call.request.converted)
+    return RequestAt(n, body, exact=(recorded and not converted) or run.exact, call=k,
+                     model_from_call=model_from_call, converted=converted and not run.exact)
 
 
 def call_request(run: Run, k: int) -> dict[str, Any]:

@@ -69,6 +69,9 @@ class RecordedRequest:
     order: list[str] | None = None
     has_system: bool | None = None  # False when this request sent no system at all
     has_tools: bool | None = None
+    #: True when the source recorded this request in another API's shape (an OpenAI chat input on
+    #: a span) and the loader converted it: the request as recorded, but not its bytes.
+    converted: bool | None = None
 
 
 @dataclass
