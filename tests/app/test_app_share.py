@@ -87,6 +87,7 @@ async def test_the_problems_view_lists_hidden_text_and_secrets_beside_the_gramma
         await pilot.press("4")
         await settle(pilot)
         text = clean(app, "problems view")
-        assert "warning 2.0    hidden_text" in text and "warning 1.3    secret_in_content" in text
+        marks = text.lower()  # the severity is written in capitals (legibility without colour)
+        assert "warning 2.0    hidden_text" in marks and "warning 1.3    secret_in_content" in marks
         assert 'likely injection: hidden text in the tool result: tag characters saying "ignore previous' in text
         assert "AWS Access Key in the tool input headers.auth, ending …" in text

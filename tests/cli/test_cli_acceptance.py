@@ -210,7 +210,7 @@ def test_a_mistyped_verb_is_named_as_such(cli, tmp_path):
     done = cli("chekc", REFUND)
     assert (done.code, done.stdout) == (2, "")
     assert done.stderr == ("turnscope: unknown verb 'chekc' (did you mean `turnscope check`?); the verbs are "
-                           "check, show, list, convert, tokens, trace, account, stats, diff, branch, export, and "
+                           "check, show, list, convert, tokens, trace, account, stats, diff, branch, record, export, and "
                            "`turnscope FILE` opens the stepper\n")
     assert "unknown verb 'inspect';" in cli("inspect", REFUND).stderr
     missing = cli("runs.json")  # a file name is still a file to open

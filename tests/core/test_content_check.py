@@ -166,3 +166,16 @@ def test_a_secret_under_any_key_of_a_tool_input_is_found_and_redacted_an_id_of_a
     path.write_bytes(b"\n".join(orjson.dumps(m) for m in messages) + b"\n")
     code, out, _ = _main(capfd, "convert", path, "--redact")
     assert code == 0 and secret not in out and out.count("⟨redacted: GitHub Token⟩") == 4
+
+
+def test_a_huge_token_run_is_scanned_at_its_ends_fast():
+    """A 2.5 MB run of token characters (a dump, media) is no credential; one glued to either end is found."""
+    from tui.core.content_check import content_findings
+    from tui.core.run import Run
+
+    def run_of(text: str) -> Run:
+        return Run(messages=[{"role": "user", "content": [{"type": "text", "text": text}]}])
+
+    assert content_findings(run_of("x" * 2_500_000)) == []
+    for text in ("x" * 2_500_000 + SECRETS["GitHub Token"], SECRETS["AWS Access Key"] + "x" * 2_500_000):
+        assert [f.rule for f in content_findings(run_of(text))] == ["secret_in_content"]

@@ -108,3 +108,14 @@ def test_a_spans_file_without_a_model_call_names_what_it_holds(tmp_path, cli):
     assert result.stderr.splitlines() == [
         f"turnscope: {path}:1:1: no model-call span in this spans file: it holds 3 span(s) in 1 trace(s) "
         "(2 CHAIN, 1 RETRIEVER), none a GenAI or OpenInference LLM span"]
+
+
+def test_a_transcript_that_mentions_the_span_keys_is_still_a_transcript(tmp_path):
+    text = 'my OTLP file has "resourceSpans", "spans", "context", "projectHash" and "sessionId" keys'
+    lines = [{"type": "user", "sessionId": "s", "parentUuid": None, "uuid": "a",
+              "message": {"role": "user", "content": text}},
+             {"type": "assistant", "sessionId": "s", "parentUuid": "a", "uuid": "b",
+              "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "ok"}]}}]
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    assert [r.source.format for r in load_runs(str(path))] == ["claude-code"]

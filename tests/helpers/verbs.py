@@ -27,6 +27,7 @@ VERBS = [
     ["check", "{f}"], ["check", "{f}", "--strict", "--json"], ["show", "{f}"], ["show", "{f}", "--json"],
     ["show", "{f}", "--at", "0"], ["list", "{f}"], ["convert", "{f}"], ["tokens", "{f}"],
     ["tokens", "{f}", "--json"], ["trace", "{f}"], ["account", "{f}"], ["stats", "{f}"], ["diff", "{f}", "{f}"],
+    ["export", "{f}", "--redact", "-o", "{f}.html"],  # written beside the file (the tests' files are under tmp_path)
 ]
 TIME_LIMIT = 60.0
 

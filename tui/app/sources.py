@@ -1,4 +1,4 @@
-"""Where the run picker finds runs: the bundled samples, recent runs, Claude Code and Codex sessions.
+"""Where the run picker finds runs: the bundled samples, recent runs, Claude Code, Codex and Gemini CLI sessions.
 
 Recent runs are kept in turnscope's state directory (``recent.json``, written atomically);
 a damaged or unreadable file counts as empty (it is only a convenience) and is replaced
@@ -11,7 +11,9 @@ plus distinct assistant messages, side chains left out), and opens them through
 ``tui.formats.open_run`` like any other file. Scanning runs in the picker's worker.
 
 Codex CLI keeps one rollout per session under ``~/.codex/sessions/YYYY/MM/DD/`` (``$CODEX_HOME/sessions``
-when that is set); they are listed the same way, newest first.
+when that is set); they are listed the same way, newest first. Gemini CLI keeps its sessions under
+``~/.gemini/tmp/<project>/chats/session-*.json[l]``; they are listed when there are any, each
+loaded to count its messages.
 """
 
 from __future__ import annotations

@@ -55,6 +55,7 @@ _OPAQUE_OPENINGS = (b'"tool_use","id":"', b'"server_tool_use","id":"', b'"tool_r
                     b'"redacted_thinking","data":"')
 _MEDIA_DATA = b'","data":"'
 _MEDIA = b'"media_type":"'
+_LONGEST = 8192  # a token run longer than this (a 2.5 MB dump, base64 media) is scanned at its two ends only
 _CONTEXT = 80  # bytes before a token run that a pattern may need (``Bearer ``, ``aws_secret_key = "``)
 
 
@@ -72,7 +73,10 @@ def may_hold_secrets(data: bytes) -> bool:
         before = data[max(0, at - 64):at]
         opaque = before.endswith(_OPAQUE_OPENINGS) or (before.endswith(_MEDIA_DATA) and _MEDIA in before)
         if not (data[end:end + 1] == b'"' and opaque):
-            windows.append(data[max(0, at - _CONTEXT):end + 2])
+            if end - at > _LONGEST:  # no credential is this long: its two ends, where one could be glued on
+                windows += [data[max(0, at - _CONTEXT):at + _LONGEST // 2], data[end - _LONGEST // 2:end + 2]]
+            else:
+                windows.append(data[max(0, at - _CONTEXT):end + 2])
         at = mask.find(_RUN, end)
     for needle in (b"PRIVATE KEY", b"PuTTY", b"://"):
         at = data.find(needle)

@@ -38,17 +38,28 @@ NOTE = ("OpenTelemetry spans: messages converted from the spans' GenAI / OpenInf
 _BIG_ID = re.compile(rb'("trace_id"\s*:\s*)(\d{16,})')
 
 
+def _is_batch(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("resourceSpans"), list)
+
+
+def _is_sdk_span(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("context"), dict) and "name" in value
+
+
 def _shape(doc: Document) -> str | None:
+    """The shape, from the keys at the top of the document (a word in a transcript's text is not one)."""
     head = doc.head
-    if head[:1] in (b"{", b"[") and b'"resourceSpans"' in head[:4096]:
-        return "otlp-lines" if is_json_lines(doc) else "otlp"
-    if head.startswith(b"{") and b'"spans"' in head[:4096] and (b'"context"' in head or b'"trace_id"' in head):
-        return "sdk"
-    if head.startswith(b"{") and b'"context"' in head and is_json_lines(doc):
+    if head[:1] not in (b"{", b"[") or not (b'"resourceSpans"' in head or b'"context"' in head):
+        return None
+    if is_json_lines(doc):
         first = doc.first_line()
-        if isinstance(first, dict) and isinstance(first.get("context"), dict) and "attributes" in first \
-                and "name" in first:
-            return "sdk-lines"
+        return "otlp-lines" if _is_batch(first) else "sdk-lines" if _is_sdk_span(first) else None
+    value = doc.json_or_none()
+    if _is_batch(value) or isinstance(value, list) and value and all(_is_batch(v) for v in value):
+        return "otlp"
+    spans = value.get("spans") if isinstance(value, dict) else None
+    if isinstance(spans, list) and spans and _is_sdk_span(spans[0]):
+        return "sdk"
     return None
 
 
