@@ -55,6 +55,24 @@ def _documents() -> dict[str, bytes]:
         "vcr": orjson.dumps(cassette),
         "openai": orjson.dumps([{"role": "user", "content": [{"type": "text", "text": "hi"}, PART]},
                                 {"role": "assistant", "content": "done"}]),
+        "har": orjson.dumps({"log": {"entries": [{"request": {"method": "POST", "url": url, "postData": {
+            "text": orjson.dumps(request).decode()}}, "response": {"status": 200, "content": {
+                "mimeType": "application/json", "text": orjson.dumps(answer).decode()}}}]}}),
+        "inspect": orjson.dumps({"version": 2, "status": "success", "eval": {"task": "t", "model": "anthropic/m"},
+                                 "samples": [{"id": 1, "epoch": 1, "events": [{
+                                     "event": "model", "model": "anthropic/m", "input": [], "output": {},
+                                     "call": {"request": request, "response": answer}}]}]}),
+        "codex": b"\n".join(orjson.dumps({"timestamp": "t", "type": kind, "payload": payload}) for kind, payload in (
+            ("session_meta", {"id": "s"}),
+            ("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"},
+                                                                              PART]}),
+            ("response_item", {"type": "message", "role": "assistant",
+                               "content": [{"type": "output_text", "text": "calling"}, WIDGET]}),
+            ("response_item", {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "toolu_1"}),
+            ("response_item", {"type": "function_call_output", "call_id": "toolu_1",
+                               "output": [{"type": "input_text", "text": "r"}, PART]}),
+            ("response_item", {"type": "message", "role": "assistant",
+                               "content": [{"type": "output_text", "text": "done"}]}))) + b"\n",
     }
 
 

@@ -139,3 +139,28 @@ async def test_run_k_opens_that_run_of_a_multi_run_file_directly(tmp_path):
         assert isinstance(app.screen, StepperScreen)
         assert app.screen.index == 1 and app.screen.view.run.title() == "second run"
         assert "two.json#1" in app.screen.header_text().plain
+
+
+async def test_the_picker_lists_codex_sessions_newest_first_and_opens_one(realruns, tmp_path):
+    import shutil
+
+    new_name = "codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+    old_name = "codemie__rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl"
+    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
+    day.mkdir(parents=True)
+    older = tmp_path / "codex" / "sessions" / "2026" / "01" / "02"
+    older.mkdir(parents=True)
+    new = shutil.copy(realruns / "next" / new_name, day / new_name.split("__")[1])
+    old = shutil.copy(realruns / "next" / old_name, older / old_name.split("__")[1])
+    os.utime(old, (1_767_000_000, 1_767_000_000))
+    os.utime(new, (1_778_000_000, 1_778_000_000))
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Codex sessions (codex format, reconstructed prefixes)" in text
+        assert text.index("2026/05/11/2026-05-11T11-26-55") < text.index("2026/01/02/2026-01-02T18-39-45")
+        assert "16 messages · show tools" in text
+        await _choose(pilot, "2026/01/02/2026-01-02T18-39-45")
+        assert isinstance(app.screen, StepperScreen)
+        assert "reconstructed" in screen_text(app)

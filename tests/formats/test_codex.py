@@ -212,30 +212,3 @@ def test_both_real_rollouts_convert_to_native_and_back_without_loss(realruns):
         runs, back = round_trip(realruns / "next" / name)
         assert len(runs) == len(back) and all(same_run(a, b) for a, b in zip(runs, back))
 
-
-async def test_the_picker_lists_codex_sessions_newest_first_and_opens_one(realruns, tmp_path):
-    import os
-    import shutil
-
-    from app_helpers import app_for, screen_text, settle
-    from test_app_open import _choose
-    from tui.app.screens.stepper import StepperScreen
-
-    day = tmp_path / "codex" / "sessions" / "2026" / "05" / "11"
-    day.mkdir(parents=True)
-    older = tmp_path / "codex" / "sessions" / "2026" / "01" / "02"
-    older.mkdir(parents=True)
-    new = shutil.copy(realruns / "next" / NEW, day / NEW.split("__")[1])
-    old = shutil.copy(realruns / "next" / OLD, older / OLD.split("__")[1])
-    os.utime(old, (1_767_000_000, 1_767_000_000))
-    os.utime(new, (1_778_000_000, 1_778_000_000))
-    app = app_for(None, tmp_path)
-    async with app.run_test(size=(130, 40)) as pilot:
-        await settle(pilot)
-        text = screen_text(app)
-        assert "Codex sessions (codex format, reconstructed prefixes)" in text
-        assert text.index("2026/05/11/2026-05-11T11-26-55") < text.index("2026/01/02/2026-01-02T18-39-45")
-        assert "16 messages · show tools" in text
-        await _choose(pilot, "2026/01/02/2026-01-02T18-39-45")
-        assert isinstance(app.screen, StepperScreen)
-        assert "reconstructed" in screen_text(app)
