@@ -32,6 +32,8 @@ NOT_IN_PREFIX = "not in the prefix: produced by the model"
 
 @dataclass
 class Value:
+    """One value in a tool call's input, with the earlier place in the prefix it came from (None: nowhere)."""
+
     tool_use_id: str | None
     name: str | None
     block: int  # the tool_use block's index in message N
@@ -56,6 +58,8 @@ class Value:
 
 @dataclass
 class Trace:
+    """The values of every tool call in message N, traced to where each came from."""
+
     at: int
     tool_uses: int
     values: list[Value]
