@@ -28,6 +28,9 @@ OUT = ROOT / "screenshots"
 REFUND = "sample_runs/refund/run.jsonl"
 BROKEN = "sample_runs/broken/orphan_result_retry.jsonl"
 INVENTED = "sample_runs/invented_order_id.jsonl"
+#: Real runs (``../shared/realruns``, beside the checkout): a Claude Code session, a SWE-agent trajectory.
+CLAUDE_CODE = "../shared/realruns/spotter__tool_heavy.jsonl"
+SWE_AGENT = "../shared/realruns/sweagent__marshmallow-code__marshmallow-1867.traj"
 
 #: name -> (file or None for the picker, options, terminal size, keys, title)
 SCENES = {
@@ -43,6 +46,12 @@ SCENES = {
     "provenance": (INVENTED, {"at": 5}, (130, 40), [], "Where the tool inputs came from (an invented order id)"),
     "diff": (REFUND, {"diff": INVENTED}, (130, 40), [], "Diff: two runs from their first divergence"),
     "diff-narrow": (REFUND, {"diff": INVENTED}, (80, 24), ["n"], "Diff at 80x24: A above B"),
+    "claude_code-80x24": (CLAUDE_CODE, {"at": 7}, (80, 24), [], "A Claude Code session at 80x24"),
+    "claude_code-120x40": (CLAUDE_CODE, {"at": 7}, (120, 40), [], "A Claude Code session at 120x40"),
+    "swe_agent-80x24": (SWE_AGENT, {"at": 3}, (80, 24), [], "A SWE-agent trajectory at 80x24"),
+    "swe_agent-120x40": (SWE_AGENT, {"at": 3}, (120, 40), [], "A SWE-agent trajectory at 120x40"),
+    "refund-80x24": (REFUND, {"at": 5}, (80, 24), [], "The refund run at 80x24"),
+    "refund-120x40": (REFUND, {"at": 5}, (120, 40), [], "The refund run at 120x40"),
     "branch_editor": (REFUND, {"at": 4}, (130, 36),
                       ["b", "e", "ctrl+u", *("space" if c == " " else c for c in "policy service unavailable (503)"),
                        "enter"], "b: the branch editor, lookup_policy's result made an error"),
@@ -143,6 +152,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         _session(Path(tmp) / "claude")
         for name in args.only or [*SCENES, *SPECIAL]:
+            if name in SCENES and SCENES[name][0] and not (ROOT / SCENES[name][0]).exists():
+                print(f"skipped {name}: {SCENES[name][0]} is not beside the checkout")
+                continue
             svg = asyncio.run(SPECIAL[name](Path(tmp)) if name in SPECIAL else shoot(name, Path(tmp)))
             target = OUT / f"{name}.svg"
             jsonio.atomic_write(target, svg.encode("utf-8"))

@@ -27,7 +27,7 @@ async def test_provenance_of_8900_goes_to_message_2_with_the_value_marked(tmp_pa
         screen = stepper(app)
         assert screen.index == 2 and screen.view_name == "request" and screen.focused is pane
         row = pane.text_rows()[pane.cursor]
-        assert '"total_cents":8900' in row
+        assert "total_cents: 8900" in row  # the result's JSON shown field by field
         # On screen, 8900 is drawn marked (reverse video: it reads without colour too), the rest of the row not.
         y = pane.cursor - pane.scroll_offset.y
         strip = pane.render_line(y)
@@ -41,19 +41,23 @@ async def test_an_invented_order_id_is_flagged_and_listed_as_a_provenance_warnin
         await settle(pilot)
         screen = stepper(app)
         rows = screen.request.text_rows()
-        assert any('.order_id = "4417"  △ not in the prefix: produced by the model' in r for r in rows)
-        assert "1 provenance warning" in screen_text(app)
-        assert screen.view.severity(5) == "warning"  # the △ in the message list
+        # the run records its system prompt and tools, so a value none of them holds is the model's
+        assert any('.order_id = "4417"  ◦ note: not in the prefix: produced by the model' in r for r in rows)
+        assert "1 provenance note" in screen_text(app)
+        assert screen.view.severity(5) == "note"  # the ◦ in the message list, a class below warnings
         await pilot.press("g", "4")
         await settle(pilot)
         text = screen_text(app)
-        assert "Provenance warnings (1)" in text
-        assert "provenance warning: value not in the prefix" in text and '.order_id = "4417"' in text
-        assert "4 Problems (1)" in text
-        await pilot.press("down", "enter")  # the only option that goes anywhere
+        assert "1 provenance note hidden (v shows them)" in text and "4 Problems (0 +1 notes)" in text
+        assert "Provenance notes" not in text
+        await pilot.press("v")  # the severity filter: everything
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Provenance notes (1)" in text and '.order_id = "4417"' in text
+        await pilot.press("enter")  # the focused view has its first finding selected: Enter jumps at once
         await settle(pilot)
         assert screen.index == 5
-        await pilot.press("g", "right_square_bracket")  # ] stops at the provenance warning too
+        await pilot.press("g", "right_square_bracket")  # no error or warning: ] stops at the note
         assert screen.index == 5
 
 
@@ -83,7 +87,7 @@ async def test_run_text_in_the_new_views_is_shown_never_obeyed(tmp_path):
                                           "input_schema": {"type": "object"}}], "params": {"model": "m"}}
     messages = [{"role": "user", "content": "look up " + HOSTILE},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_[b]1", "name": "get[b]x[/b]",
-                                                   "input": {"q": HOSTILE, "made_up": "zz " + HOSTILE}}]},
+                                                   "input": {"q": HOSTILE, "made_up": "zz" + HOSTILE.replace(" ", "_")}}]},
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_[b]1",
                                               "content": HOSTILE * 2}]},
                 {"role": "assistant", "content": "done " + HOSTILE}]
@@ -105,7 +109,7 @@ async def test_run_text_in_the_new_views_is_shown_never_obeyed(tmp_path):
         await pilot.press("escape")
         await settle(pilot)
         text = clean("request pane with provenance")
-        assert "made_up" in text and "not in the prefix" in text
+        assert "made_up" in text and "◦ note: not in the prefix" in text
         for key, where in (("4", "problems"), ("5", "tokens")):
             await pilot.press(key)
             await settle(pilot)

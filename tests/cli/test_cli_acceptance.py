@@ -108,8 +108,11 @@ def test_account_closes_the_quote_of_a_value_it_cuts_short(cli, realruns):
     # never closed, so the reader could not tell where that value ended and the next began
     done = cli("account", realruns / "spotter__tool_heavy.jsonl", "--at", "5")
     assert done.code == 0
-    assert ('"xterm.js scroll not working…", "assets/js/**/*.js" are in no earlier message, '
-            "system prompt or tool schema: produced by the model") in done.stdout
+    # (the query is words the model wrote, not flagged; the session recorded no system prompt or tools,
+    # so an unfound value is "not found in the messages", never "produced by the model")
+    assert ('"assets/js/**/*.js" is not found in the messages (the system prompt and tools were not '
+            "recorded)") in done.stdout
+    assert "produced by the model" not in done.stdout
 
 
 def test_stats_on_one_run_speaks_of_one_run(cli):
@@ -150,7 +153,7 @@ def test_trace_and_diff_close_the_quote_of_a_value_they_cut_short(cli, realruns)
     # trace and diff printed long strings as `"tail -5 /tmp/claude-1000/-home-marco-p…  NOT IN ...` and
     # `"Your order hasn't moved since 21 April, so I've … -> "I'm sorry...`: no closing quote
     trace = cli("trace", realruns / "spotter__tool_heavy.jsonl", "--at", "3").stdout
-    assert '    .command = "tail -5 /tmp/claude-1000/-home-marco-…"  NOT IN THE PREFIX: produced by the model' \
+    assert '    .command = "tail -5 /tmp/claude-1000/-home-marco-…"  (words the model wrote: not flagged)' \
         in trace.splitlines()
     diff = cli("diff", REFUND, SAMPLES / "invented_order_id.jsonl").stdout
     assert ('[7.0] text_changed .text: "Your order hasn\'t moved since 21 April, so I\'ve…" -> '

@@ -18,6 +18,7 @@ from textual.filter import LineFilter
 
 from tui.app import app_messages as events
 from tui.app import keys
+from tui.app.legible_lines import LegibleLines, severity_colours
 from tui.app.safe_lines import VisibleLines
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
@@ -50,6 +51,7 @@ class TurnscopeApp(App):
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
                  load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None,
                  follower: Follower | None = None) -> None:
+        self._legible: LegibleLines | None = None  # before super().__init__: Textual may ask for the filters
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
@@ -78,8 +80,12 @@ class TurnscopeApp(App):
             self.notify(one_line(self.notice), severity="warning", markup=False, timeout=8)
 
     def get_line_filters(self) -> list[LineFilter]:
-        """Textual's filters (NO_COLOR, ...), then ``VisibleLines``: no line drawn sends a control character."""
-        return [*super().get_line_filters(), _VISIBLE_LINES]
+        """Textual's filters (NO_COLOR, ...); under NO_COLOR ``LegibleLines`` (no text below 4.5:1 contrast);
+        then ``VisibleLines``: no line drawn sends a control character."""
+        if self._legible is None:
+            theme = self.ansi_theme_dark if self.current_theme.dark else self.ansi_theme_light
+            self._legible = LegibleLines() if self.no_color else LegibleLines(severity_colours(theme))
+        return [*super().get_line_filters(), self._legible, _VISIBLE_LINES]
 
     # -- routing -------------------------------------------------------------------------
 

@@ -65,6 +65,7 @@ MATCH = Binding.Group("Match")
 FINDING = Binding.Group("Finding")
 VIEW = Binding.Group("View", compact=True)
 STEP = Binding.Group("Step")
+SPLIT = Binding.Group("Split", compact=True)
 
 #: The stepper's own keys, in the footer's order. ``b`` always shows (branching is the what-if
 #: feature), ``B`` and ``D`` while there is room (``STEPPER_FOOTER_DROP``).
@@ -86,6 +87,9 @@ STEPPER = [
     Binding("3", "view('account')", "Account view", id="stepper.view_account", group=VIEW),
     Binding("4", "view('problems')", "Problems view", id="stepper.view_problems", group=VIEW),
     Binding("5", "view('tokens')", "Tokens view", id="stepper.view_tokens", group=VIEW),
+    Binding("plus", "split(1)", "List wider", id="stepper.split_wider", group=SPLIT),
+    Binding("minus", "split(-1)", "List narrower", id="stepper.split_narrower", group=SPLIT),
+    Binding("f", "zoom", "Zoom", id="stepper.zoom"),
     Binding("y", "copy", "Copy", id="stepper.copy"),
     Binding("c", "copy", "Copy", show=False, id="stepper.copy.alt"),
     Binding("escape", "back", "Back to the list", show=False, id="stepper.back"),
@@ -102,6 +106,10 @@ STEPPER = [
 #: swaps Step and Call for ] [ Finding, an active search for > < Match; a focused view's own keys
 #: (enter, w, x) go before Call does. ``?`` lists every key.
 STEPPER_FOOTER_DROP = (
+    ("problems.rule",),
+    ("problems.severity",),
+    ("stepper.split_wider", "stepper.split_narrower"),
+    ("stepper.zoom",),
     ("stepper.diff",),
     ("stepper.copy",),
     ("stepper.branches",),
@@ -130,7 +138,11 @@ RAW = [
     Binding("l", "scroll_right", "Scroll right", show=False, id="raw.right.vim"),
     Binding("h", "scroll_left", "Scroll left", show=False, id="raw.left.vim"),
 ]
-PROBLEMS = vim_bindings("problems")
+PROBLEMS = [
+    *vim_bindings("problems"),
+    Binding("v", "severity", "Severity filter", id="problems.severity"),
+    Binding("r", "rule", "Rule filter", id="problems.rule"),
+]
 TOKENS = [
     Binding("enter", "go", "Go to message", id="tokens.go"),
     Binding("x", "exact", "Count exactly", id="tokens.exact"),

@@ -11,7 +11,7 @@ the dialog and the notifications are the UI thread's.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,9 +25,8 @@ from textual.widgets import Static
 from tui.app.render import styles as palette
 from tui.core.safe import one_line
 
-#: The screen an export runs from (the stepper: its ``view``, ``index``, ``notify``, ``run_worker``). Not
-#: imported: the stepper imports this module.
-StepperScreen = Any
+if TYPE_CHECKING:  # pragma: no cover
+    from textual.screen import Screen as StepperScreen  # the stepper (``view``, ``index``): no import circle
 
 
 class RedactScreen(ModalScreen[bool]):
@@ -63,7 +62,8 @@ def _say(screen: StepperScreen, text: str, title: str, severity: str = "informat
 
 def export_run(screen: StepperScreen, fmt: str) -> None:
     """Scan for secrets in a worker; ask when there are some; then write."""
-    from tui.core.export import default_output, secret_places
+    from tui.core.export import default_output
+    from tui.core.export import secret_places
 
     run, at = screen.view.run, min(screen.index, len(screen.view.run.messages))
     target = default_output(run.source.path or "run", fmt)
@@ -91,13 +91,13 @@ def export_run(screen: StepperScreen, fmt: str) -> None:
 def _write(screen: StepperScreen, fmt: str, at: int, target: str, *, redact: bool) -> None:
     from tui.core import jsonio
     from tui.core.export import export_bytes
-    from tui.formats import open_run
+    from tui.formats.lineage import parent_of
 
     run = screen.view.run
 
     def write() -> None:
         try:
-            data, places = export_bytes(run, fmt, at=at, redact=redact, open_run=open_run)
+            data, places = export_bytes(run, fmt, at=at, redact=redact, parent=parent_of(run))
             jsonio.atomic_write(target, data)
         except OSError as exc:
             screen.app.call_from_thread(_say, screen, f"{target}: cannot write: {exc.strerror or exc}",

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
-from tui.commands.common import open_from_args, out, say
+from tui.commands.common import open_from_args, out
+from tui.core.trouble import say
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.export import FORMATS, HTML, SecretsFound, default_output, export_bytes
+from tui.core.run import Run
 from tui.core.safe import one_line
-from tui.formats import format_names, open_run
+from tui.formats import format_names
+from tui.formats.lineage import parent_of
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if os.path.exists(target) and os.path.samefile(target, args.file):
         raise UsageError(f"{target}: refusing to overwrite the input file")
     try:
-        data, places = export_bytes(r, fmt, at=args.at, redact=args.redact, open_run=open_run)
+        data, places = export_bytes(r, fmt, at=args.at, redact=args.redact, parent=parent_of(r))
     except SecretsFound as exc:
         say(f"{args.file}: {exc}")
         for place in exc.places:

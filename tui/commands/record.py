@@ -26,7 +26,7 @@ import os
 import signal
 from urllib.parse import urlsplit
 
-from tui.commands.common import say
+from tui.core.trouble import say
 from tui.commands.helptext import HelpFormatter
 from tui.core.errors import UsageError
 

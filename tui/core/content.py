@@ -4,8 +4,8 @@
 the tools' names and descriptions, and in each message each block's text, thinking, tool input
 (field by field) and tool result. The opaque values a replay needs byte-exact (a thinking block's
 ``signature``, ``redacted_thinking`` data, encrypted content, ids, media data) are not text and are
-never yielded, so nothing mistakes them for a secret or rewrites them. ``tui.core.content_check`` is
-the content check the Problems view and ``check`` show beside the grammar's findings.
+never yielded, so nothing mistakes them for a secret or rewrites them. ``tui.core.content_check.content_findings`` is the
+content check the Problems view and ``check`` show beside the grammar's findings.
 """
 
 from __future__ import annotations

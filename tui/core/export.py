@@ -21,7 +21,7 @@ import html as _html
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tui.core import jsonio
 from tui.core.content_check import content_findings
@@ -378,30 +378,16 @@ def render(doc: Document, fmt: str) -> bytes:
     return html(doc) if fmt == HTML else markdown(doc)
 
 
-# -- what the export verb and the app's export share (moved from tui.commands.export) --------
-
-
 def default_output(path: str, fmt: str) -> str:
     """``run.jsonl`` -> ``run.html`` (or ``run.md``) in the current directory."""
     return str(Path(Path(path).name).with_suffix("." + fmt))
 
 
-def parent_of(run: Run, open_run: Callable[..., Run]) -> Run | None:
-    """The parent run of a branch file, when it can still be read (else the side-by-side is left out).
-    ``open_run`` is the loaders' (``tui.formats.open_run``: the core reaches no loader)."""
-    origin = (run.lineage or {}).get("parent") if isinstance((run.lineage or {}).get("parent"), dict) else None
-    if not origin or not isinstance(origin.get("path"), str):
-        return None
-    try:
-        return open_run(origin["path"], run=origin.get("run") if isinstance(origin.get("run"), int) else None)
-    except Exception:  # noqa: BLE001 - a moved or damaged parent only drops the side-by-side
-        return None
-
-
 def export_bytes(run: Run, fmt: str, *, at: int | None = None, redact: bool = False,
-                 open_run: Callable[..., Run]) -> tuple[bytes, list[str]]:
-    """The document's bytes and what was redacted. Raises ``UsageError`` naming the secrets (kinds and places
-    only) when there are some and ``redact`` is not set."""
+                 parent: Run | None = None) -> tuple[bytes, list[str]]:
+    """The document's bytes and what was redacted (``parent``: a branch's parent run, for
+    the side-by-side). Raises ``SecretsFound`` naming the secrets (kinds and places only) when there are
+    some and ``redact`` is not set."""
     places = secret_places(run)
     if places and not redact:
         raise SecretsFound(places)
@@ -409,7 +395,7 @@ def export_bytes(run: Run, fmt: str, *, at: int | None = None, redact: bool = Fa
         from tui.core.secrets import redact_run
 
         run, _ = redact_run(run)
-    doc = build(run, at=at, parent=parent_of(run, open_run), redacted=places)
+    doc = build(run, at=at, parent=parent, redacted=places)
     return render(doc, fmt), places
 
 

@@ -28,6 +28,7 @@ from tui.app import app_messages as events
 from tui.app import keys
 from tui.app.command_palette import DiffProvider, GoToProvider
 from tui.app.footer_fit import FittedFooter
+from tui.app.render import styles as palette
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
@@ -53,6 +54,9 @@ from tui.formats.follow import Following
 IDLE = 0.3
 
 VIEWS = ("request", "raw", "account", "problems", "tokens")
+#: The list's share of a wide screen (percent) and its rows on a narrow one: the default, the bounds, a step.
+SPLIT_WIDE, SPLIT_WIDE_RANGE, SPLIT_WIDE_STEP = 46, (15, 85), 8
+SPLIT_NARROW, SPLIT_NARROW_RANGE, SPLIT_NARROW_STEP = 7, (3, 40), 3
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
 SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view"}
 
@@ -65,7 +69,8 @@ class StepperScreen(FittedFooter, Screen):
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5). D diffs the run against another file. b edits the request "
+            "what each request cost in tokens (5). + and - move the split between them, f zooms the focused side "
+            "to the whole screen (f again: both). D diffs the run against another file. b edits the request "
             "at N and re-runs the model from there (a branch); B lists the run's branches.")
     BINDINGS = keys.STEPPER
     FOOTER_DROP = keys.STEPPER_FOOTER_DROP
@@ -94,6 +99,8 @@ class StepperScreen(FittedFooter, Screen):
             following.looked(self.index)
         self._checked = view.total  # the messages the findings shown cover (follow mode grows the run)
         self._recheck = None
+        #: The list's share of a wide screen, its rows on a narrow one, and which side is zoomed (``+ - f``).
+        self.split_share, self.split_rows, self.zoomed = SPLIT_WIDE, SPLIT_NARROW, None
 
     def compose(self) -> ComposeResult:
         # The header, tabs and status lines get their text now, and the screen its breakpoint
@@ -205,11 +212,14 @@ class StepperScreen(FittedFooter, Screen):
 
     def on_resize(self) -> None:
         self.header.update(self.header_text(), layout=False)
+        if self.zoomed or self.split_share != SPLIT_WIDE or self.split_rows != SPLIT_NARROW:
+            self.call_after_refresh(self.apply_split)
 
     def tabs_text(self, name: str) -> Text:
         counts = ""
         if self.view.findings is not None:
-            counts = f" ({len(self.view.findings) + len(self.view.analyses.unsourced or [])})"
+            errors, warnings, notes = self.view.counts()
+            counts = f" ({errors + warnings}{f' +{notes} notes' if notes else ''})"
         tabs = Text()
         for n, key in enumerate(VIEWS, 1):
             label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
@@ -242,13 +252,14 @@ class StepperScreen(FittedFooter, Screen):
         if view.findings is None:
             text.append("checking the run …", "italic")
         else:
-            errors = sum(1 for f in view.findings if f.severity == "error")
-            warnings = len(view.findings) - errors
-            text.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
-                        "bold red" if errors else "")
-            unsourced = len(view.analyses.unsourced or [])
+            errors, warnings, unsourced = view.counts()
+            text.append(f"{palette.MARK['error'][0] + ' ' if errors else ''}{errors} error{'s' * (errors != 1)}",
+                        palette.ERROR if errors else "")
+            text.append(", ")
+            text.append(f"{palette.MARK['warning'][0] + ' ' if warnings else ''}{warnings} "
+                        f"warning{'s' * (warnings != 1)}", palette.WARNING if warnings else "")
             if unsourced:
-                text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")
+                text.append(f" · {unsourced} provenance note{'s' * (unsourced != 1)}", palette.NOTE_MARK)
             if view.findings or unsourced:
                 text.append("  ] [ next/previous finding", "dim")
             if self._checked < view.total:
@@ -463,6 +474,44 @@ class StepperScreen(FittedFooter, Screen):
 
     def action_view(self, name: str) -> None:
         self.show_view(name)
+
+    def action_split(self, step: int) -> None:
+        """Move the split between the list and the views (wider/taller list with 1, narrower with -1)."""
+        if self.has_class("-narrow"):
+            low, high = SPLIT_NARROW_RANGE
+            self.split_rows = max(low, min(high, self.split_rows + step * SPLIT_NARROW_STEP))
+        else:
+            low, high = SPLIT_WIDE_RANGE
+            self.split_share = max(low, min(high, self.split_share + step * SPLIT_WIDE_STEP))
+        self.zoomed = None
+        self.apply_split()
+
+    def action_zoom(self) -> None:
+        """The focused side (the list, or the view) to the whole screen; again: both sides back."""
+        if self.zoomed:
+            self.zoomed = None
+        else:
+            self.zoomed = "list" if self.focused is self.message_list else "views"
+        self.apply_split()
+
+    def apply_split(self) -> None:
+        """The list's size and the zoom as set by ``split``/``zoom`` (on a resize too: the layout may have
+        switched between beside and above)."""
+        zoomed = self.zoomed
+        right = self.query_one("#right")
+        self.message_list.display = zoomed != "views"
+        right.display = zoomed != "list"
+        styles = self.message_list.styles
+        if zoomed == "list":
+            styles.width, styles.height = "100%", "1fr"
+        elif self.has_class("-narrow"):
+            styles.width, styles.height = None, self.split_rows
+        else:
+            styles.width, styles.height = f"{self.split_share}%", None
+        if zoomed == "views" and self.focused is self.message_list:
+            {"problems": self.problems, "tokens": self.tokens_view}.get(self.view_name, self.request).focus()
+        if self.message_list.display:
+            self.call_after_refresh(self.message_list.follow_cursor)
 
     def action_copy(self) -> None:
         self.copy_request(self.index)

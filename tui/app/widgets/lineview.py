@@ -17,7 +17,7 @@ from textual.widget import Widget
 
 from tui.app import keys
 from tui.app.render import styles as palette
-from tui.app.render.lines import Document, Part, Target
+from tui.app.render.lines import Document, Mark, Part, Target
 from tui.app.widgets.cursor_rows import CursorRows
 
 
@@ -110,14 +110,12 @@ class LineView(CursorRows):
     # -- drawing -------------------------------------------------------------------------
 
     def line_text(self, row: int, width: int) -> Text:
-        text = self._doc.row(row)
-        if self.highlight:
-            text.highlight_words([self.highlight], palette.MATCH, case_sensitive=False)
-        return self.style_row(row, text)
+        return self._doc.marked(row, self.row_marks(row))
 
-    def style_row(self, row: int, text: Text) -> Text:
-        """A hook: mark something in row ``row`` before it is drawn (the request pane marks a traced value)."""
-        return text
+    def row_marks(self, row: int) -> list[Mark]:
+        """What is marked on row ``row``: the search; a hook for more (the request pane marks a traced value).
+        A marked text that a wrap split is marked on every row it reaches."""
+        return [(self.highlight, palette.MATCH, False)] if self.highlight else []
 
     def activate(self) -> None:
         target = self.target()

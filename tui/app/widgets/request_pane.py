@@ -20,7 +20,7 @@ from tui.app.app_messages import IndexMessage
 from tui.app.render import sections
 from tui.app.render import styles as palette
 from tui.app.render.blocks import OUTPUT_ROWS, message_parts
-from tui.app.render.lines import Part, Rows, Target, Wrapped
+from tui.app.render.lines import Mark, Part, Rows, Target, Wrapped
 from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
 from tui.core.prefix import request_at
@@ -30,6 +30,18 @@ from tui.core.view.run_view import RunView, summary_of
 
 #: Prefix messages open by default, counting back from N.
 RECENT = 2
+
+
+def in_block(target: Target, block: Target) -> bool:
+    """``target`` is ``block`` or a field inside it (``("field", i, b, path)`` inside ``("block", i, b)``)."""
+    if target == block:
+        return True
+    return bool(target and block and target[0] == "field" and block[0] == "block" and target[1:3] == block[1:3])
+
+
+def _of_message(entry: tuple) -> int:
+    """The message an entry of ``blocks_open`` belongs to: ``(i, b)``, or ``("fold", i, b, path)``."""
+    return entry[1] if entry[0] == "fold" else entry[0]
 
 
 class FoldedRange(Part):
@@ -87,7 +99,8 @@ class RequestPane(LineView):
         self.tools_open = False
         self.schemas: set[int] = set()
         self.messages_open: dict[int, bool] = {}
-        self.blocks_open: set[tuple[int, int]] = set()
+        #: ``(i, b)``: block b of message i opened; ``("fold", i, b, path)``: a field in it flipped.
+        self.blocks_open: set[tuple] = set()
         self._cache: LRUCache[tuple, list[Part]] = LRUCache(256)
         #: ``(index, target, text)``: a traced value marked at its source while ``index`` is shown.
         self.source_mark: tuple[int, Target, str] | None = None
@@ -137,7 +150,7 @@ class RequestPane(LineView):
         role = view.role(i) if is_run_message else str(message.get("role") if isinstance(message, dict) else "?")
         mark = palette.MARK.get(view.severity(i)) if is_run_message else None
         head = sections.message_head(i, role, view.producers[i], view.stop_reason(i), True, mark)
-        key = (i, id(message), tuple(sorted(b for j, b in self.blocks_open if j == i)))
+        key = (i, id(message), tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
         body = self._cache.get(key)
         if body is None:
             body = self._cache[key] = message_parts(i, message, self.blocks_open)
@@ -215,6 +228,8 @@ class RequestPane(LineView):
             self.messages_open[i] = not self.messages_open.get(i, i >= count - RECENT)
         elif kind == "block":
             self.blocks_open ^= {(target[1], target[2])}
+        elif kind == "field":  # a nested object folded, or a payload opened, inside a block
+            self.blocks_open ^= {("fold", *target[1:])}
         else:
             return
         self._build(target)
@@ -294,16 +309,15 @@ class RequestPane(LineView):
         if row is None or not text:
             return None
         for y in range(row, min(len(doc), row + 100_000)):
-            if doc.target(y) != target:
+            if not in_block(doc.target(y), target):
                 return None
             if text in doc.row(y).plain:
                 return y
         return None
 
-    def style_row(self, row: int, text: Text) -> Text:
+    def row_marks(self, row: int) -> list[Mark]:
+        marks = super().row_marks(row)
         mark = self.source_mark
-        if mark is None or not mark[2] or mark[0] != self.index or self.document.target(row) != mark[1]:
-            return text
-        text = text.copy()
-        text.highlight_words([mark[2]], palette.SOURCE, case_sensitive=True)
-        return text
+        if mark is None or not mark[2] or mark[0] != self.index or not in_block(self.document.target(row), mark[1]):
+            return marks
+        return [*marks, (mark[2], palette.SOURCE, True)]
