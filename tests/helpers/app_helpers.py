@@ -27,10 +27,18 @@ def screen_text(app) -> str:
 
 
 async def settle(pilot) -> None:
-    """Wait until workers are done and the screen is redrawn."""
+    """Wait until workers are done and the screen is redrawn: two frames in a row the same (a footer
+    Textual recomposes after the bindings change is drawn a frame late on a busy machine)."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    last = screen_text(pilot.app)
+    for _ in range(20):
+        await pilot.pause()
+        now = screen_text(pilot.app)
+        if now == last:
+            return
+        last = now
 
 
 def write_run(path: Path, messages: list, header: dict | None = None) -> Path:

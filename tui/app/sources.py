@@ -37,6 +37,8 @@ RECENT_FILE = "recent.json"
 
 @dataclass
 class Recent:
+    """A run opened before: its file, which run of it, its title and size, and when (``recent.json``)."""
+
     path: str
     run: int | None
     title: str
@@ -84,6 +86,8 @@ SCAN_BYTES = 8 << 20
 
 @dataclass
 class Entry:
+    """One row of the run picker: a bundled sample, a recent run or an agent session found on this machine."""
+
     section: str  # samples | recent | claude | gemini
     path: str
     label: str

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 from tui.commands.common import open_from_args, out
 from tui.core.trouble import say
@@ -23,7 +22,6 @@ from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.export import FORMATS, HTML, SecretsFound, default_output, export_bytes
-from tui.core.run import Run
 from tui.core.safe import one_line
 from tui.formats import format_names
 from tui.formats.lineage import parent_of

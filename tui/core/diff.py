@@ -44,6 +44,8 @@ MISSING = object()
 
 @dataclass
 class Change:
+    """One difference between two runs: where (index, block, path; B's own index where it differs) and what."""
+
     index: int | None
     block: int | None
     kind: str
@@ -82,6 +84,8 @@ class Change:
 
 @dataclass
 class RunDiff:
+    """Two runs compared: the first index where the messages diverge, every change, and each run's length."""
+
     first_divergence: int | None
     changes: list[Change]
     lengths: tuple[int, int]

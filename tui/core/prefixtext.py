@@ -29,6 +29,8 @@ ALONE = 64 << 10  # a string this long is a chunk of its own: the string itself,
 
 
 class PrefixText:
+    """Every string of a run's prefix joined into one searchable text, with where each string came from."""
+
     def __init__(self) -> None:
         self.indices: list[int | str] = []  # per string: the message index (or "system"/"tools")
         self.blocks: list[int] = []

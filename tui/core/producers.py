@@ -27,6 +27,8 @@ UNKNOWN = "unknown"
 
 @dataclass(frozen=True)
 class Producer:
+    """Who produced message N (caller, model call k, the loop...) and why control moved there."""
+
     index: int
     kind: str  # caller | model | loop | prefill | client | unknown
     call: int | None  # 0-based model call for kind == model

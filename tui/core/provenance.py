@@ -71,6 +71,8 @@ def prose(path: str, value: Any) -> bool:
 
 @dataclass
 class Value:
+    """One value in a tool call's input, with the earlier place in the prefix it came from (None: nowhere)."""
+
     tool_use_id: str | None
     name: str | None
     block: int  # the tool_use block's index in message N
@@ -97,6 +99,8 @@ class Value:
 
 @dataclass
 class Trace:
+    """The values of every tool call in message N, traced to where each came from."""
+
     at: int
     tool_uses: int
     values: list[Value]

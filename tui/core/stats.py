@@ -92,6 +92,8 @@ def _spread(values: array) -> dict[str, int | None]:
 
 @dataclass
 class Stats:
+    """Counts and distributions over many runs, added one run at a time (``turnscope stats``)."""
+
     files: int = 0
     runs: int = 0
     calls: Counter = field(default_factory=Counter)  # model calls per run -> runs

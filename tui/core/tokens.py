@@ -40,6 +40,8 @@ Tick = Callable[[], None]
 
 @dataclass
 class CallTokens:
+    """The input and output tokens of one model call's request, and whether recorded, estimated or exact."""
+
     call: int  # 0-based model call
     message: int  # the message it produced
     input_tokens: int
@@ -68,6 +70,8 @@ class CallTokens:
 
 @dataclass
 class MessageTokens:
+    """One message's tokens, and how many requests carried it (what it cost the run as the prefix grew)."""
+
     index: int
     tokens: int
     kind: str  # estimated | apportioned
@@ -84,6 +88,8 @@ class MessageTokens:
 
 @dataclass
 class TokenReport:
+    """What each request of a run cost in tokens: per call, per message, and the part fixed in every request."""
+
     calls: list[CallTokens]
     messages: list[MessageTokens]
     fixed: int  # system prompt + tool schemas + request overhead: rides in every request

@@ -14,6 +14,8 @@ CANONICAL_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
 
 @dataclass(frozen=True, slots=True)
 class Place:
+    """Where a value sits in a request: message index (or system/tools), block, path, and how it matched."""
+
     index: int | str  # message index, or "system" / "tools"
     block: int
     path: str

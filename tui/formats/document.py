@@ -41,6 +41,9 @@ def max_bytes() -> int:
 
 
 class Document:
+    """One input file's bytes, read once: parsed as one JSON document or as JSON lines on demand,
+    with the line and column a ``LoadError`` names."""
+
     def __init__(self, path: str, data: bytes, strict: bool = False):
         self.path = path
         if data.startswith(jsonio.BOM):
