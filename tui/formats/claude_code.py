@@ -89,12 +89,15 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
     if built.moved_results:
         warnings.append(LoadWarning(f"{built.moved_results} user turn(s): tool results put before the other "
                                     "blocks written with them, as the API requires"))
-    blank_first = [i for i in built.thinking if _blank_before_thinking(built.messages[i])]
-    if blank_first:
-        warnings.append(LoadWarning(
-            f"{len(blank_first)} assistant turn(s) start with a whitespace-only text block written ahead of their "
-            "thinking (Claude Code writes one); sent back in that order the API rejects them (thinking_not_first, "
-            "as resuming such a session does)", index=blank_first[0]))
+    for i in built.thinking:
+        stored, sent = built.messages[i], _as_sent(built.messages[i])
+        if sent is not None:
+            ahead = ", ".join(map(_block_name, stored["content"][:len(stored["content"]) - len(sent["content"]) + 1]))
+            built.messages[i] = sent
+            warnings.append(LoadWarning(
+                f"message {i}: rebuilt as sent: the transcript stores the turn as [{ahead}, ...], a whitespace-only "
+                "text block ahead of the thinking, which Claude Code leaves out when it sends the turn back (the API "
+                "requires thinking first); the block is not in the request shown", index=i))
     for line in built.synthetic:
         warnings.append(LoadWarning("skipped an assistant line Claude Code wrote itself (an API error or "
                                     "placeholder, not a model answer)", line=line))
@@ -188,10 +191,22 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
     return runs
 
 
-def _blank_before_thinking(message: Any) -> bool:
+def _as_sent(message: Any) -> dict[str, Any] | None:
+    """An assistant turn stored as ``[text "\\n\\n", thinking, ...]`` as Claude Code sends it: without the
+    whitespace-only text blocks ahead of its first thinking block; None when the turn is not of that shape."""
     content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
-    if type(content) is not list or len(content) < 2 or type(content[0]) is not dict:
-        return False
-    first = content[0]
-    return first.get("type") == "text" and not str(first.get("text") or "").strip() and any(
-        isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in content[1:])
+    if type(content) is not list:
+        return None
+    for k, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in ("thinking", "redacted_thinking"):
+            return {**message, "content": content[k:]} if k else None
+        if kind != "text" or not isinstance(block.get("text"), str) or block["text"].strip():
+            return None
+    return None
+
+
+def _block_name(block: Any) -> str:
+    if isinstance(block, dict) and block.get("type") == "text":
+        return f"text {block.get('text')!r}".replace("'", '"')
+    return block.get("type") if isinstance(block, dict) else "?"
