@@ -165,6 +165,7 @@ CASES = [
          body(ASK, system=[text("Be brief.")])),
     Case("system_empty_text_block", body(ASK, system=[text("")]), (None, None), body(ASK, system="Be brief."),
          "system: text content blocks must be non-empty"),
+    Case("required_field", {"model": "claude-sonnet-4-5", "messages": [ASK]}, (None, None), body(ASK)),
     Case("assistant_turn_rewritten",
          run_with_call([ASK, assistant(use("toolu_01Ab")), PAIR[1], assistant("Done.")], 1,
                        response=[text("Let me look."), use("toolu_01Ab")]), (1, None),

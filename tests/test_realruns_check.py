@@ -58,7 +58,9 @@ def test_no_accepted_call_is_rebuilt_into_a_request_with_an_error(realruns):
                 if call.status not in (None, 200) or call.message >= len(run.messages):
                     continue
                 calls += 1
-                body = call_request(run, k)
-                failures += [f"{path.name}#{run.source.run_index} call {k + 1} {e}" for e in _errors(check_request(body))]
+                found = check_request(call_request(run, k))
+                if not run.exact:  # a transcript records no params: the rebuilt body has no max_tokens to check
+                    found = [f for f in found if f.rule != "required_field"]
+                failures += [f"{path.name}#{run.source.run_index} call {k + 1} {e}" for e in _errors(found)]
     assert calls > 300
     assert failures == []

@@ -140,6 +140,17 @@ class Run:
         k = self.call_index(message_index)
         return None if k is None else self.calls[k]
 
+    def caller_prefill(self, i: int) -> bool:
+        """Message ``i`` is an assistant turn the caller wrote and sent as a prefill: no call produced it, and
+        the recorded request of the call that produced message ``i + 1`` ended with it (the answer continues it)."""
+        k = self.call_index(i + 1)
+        if k is None or i < 0 or self.call_index(i) is not None:
+            return False
+        request = self.calls[k].request
+        message = self.messages[i]
+        return request is not None and request.messages == i + 1 and isinstance(message, dict) \
+            and message.get("role") == "assistant"
+
     def calls_changed(self) -> None:
         """Forget cached lookups after ``calls`` was edited (branch runner appends)."""
         self._call_of = None

@@ -163,7 +163,10 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             text.append(f" · model call {k + 1} of {len(run.calls)}")
         elif n < view.total:
             calls = len(run.calls)
-            text.append(f" · by the {view.producers[n].kind} ({calls} model call{'s' * (calls != 1)})")
+            kind = view.producers[n].kind
+            whose = {"caller": "by the caller", "loop": "by the loop", "prefill": "the caller's prefill"}.get(
+                kind, "produced by no recorded call")
+            text.append(f" · {whose} ({calls} model call{'s' * (calls != 1)})")
         call = run.call_for(n)
         exact = run.exact or (call is not None and call.request is not None)
         text.append(" · ")

@@ -30,7 +30,9 @@ def check_run(run: Run, strict: bool = False) -> list[Finding]:
     pairing.check(out, run.messages, prefill=run.prefill)
     request.check(out, run.system, run.tools, run.params, run.messages)
     recorded.check(out, run)
-    return sort_findings(_without_paused(out.items, run))
+    if run.exact and not any(c.request is not None for c in run.calls):
+        _required(out, run.params)  # the file is the request body itself
+    return sort_findings(_without_prefilled(_without_paused(out.items, run), run))
 
 
 def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
@@ -47,7 +49,19 @@ def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
     messages.check(out, msgs, params, prefill=prefill)
     pairing.check(out, msgs, prefill=prefill)
     request.check(out, body.get("system"), body.get("tools"), params, msgs)
+    _required(out, params)
     return sort_findings(out.items)
+
+
+#: The fields the API rejects a request without ("max_tokens: Field required").
+REQUIRED = ("model", "max_tokens")
+
+
+def _required(out: Findings, params: dict[str, Any]) -> None:
+    for name in REQUIRED:
+        if name not in params:
+            out.add("required_field", None, None, detail=f"{name}: Field required (the API's answer to a body "
+                                                         f"without {name!r})")
 
 
 def _without_paused(items: list[Finding], run: Run) -> list[Finding]:
@@ -57,6 +71,13 @@ def _without_paused(items: list[Finding], run: Run) -> list[Finding]:
     if not paused:
         return items
     return [f for f in items if not (f.rule == "consecutive_assistant" and f.index in paused)]
+
+
+def _without_prefilled(items: list[Finding], run: Run) -> list[Finding]:
+    """An answer that continues the caller's prefill follows it as a second assistant turn: the request
+    ended on the caller's assistant message, so the two in a row are the prefill and its continuation,
+    not a loop that lost a results message."""
+    return [f for f in items if not (f.rule == "consecutive_assistant" and f.index and run.caller_prefill(f.index - 1))]
 
 
 def has_errors(findings: list[Finding]) -> bool:

@@ -124,6 +124,8 @@ _RULES = [
          "uncertain", strict=True),
     Rule("tool_choice_forced_with_thinking", ERROR, "thinking with a tool_choice that forces tool use",
          "Thinking may not be enabled when tool_choice forces tool use."),
+    Rule("required_field", ERROR, "a field every request must carry is missing",
+         cause="the request body was written without it (a caller or a tool that trimmed the body)"),
     # -- tools, tool_choice, system, cache_control
     Rule("tool_name_pattern", ERROR, "tool name does not match ^[a-zA-Z0-9_-]{1,128}$",
          "tools.{tool}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"),
