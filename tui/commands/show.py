@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     n = args.at if args.at is not None else default_index(r)
     req = request_at(r, n)
     if args.json:
-        write_bytes(jsonio.dumps(req.body))
+        write_bytes(req.bytes())
     else:
         out_lines(layout(r, req))
     return 0
@@ -65,8 +65,10 @@ def header(r: Run, req: RequestAt) -> list[str]:
     n, total = req.index, len(r.messages)
     source = r.source.path + (f"#{r.source.run_index}" if r.source.run_count > 1 else "")
     lines = [f"{source} · {r.source.format} format"]
-    if req.exact:
-        lines.append("prefix: exact (the request as it was recorded)")
+    if req.raw is not None:
+        lines.append("prefix: exact (the request as it was recorded; --json prints its bytes as POSTed)")
+    elif req.exact:
+        lines.append("prefix: exact (the request as it was recorded; --json prints it re-serialised)")
     else:
         lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
     if req.call is not None:

@@ -29,6 +29,19 @@ class RequestAt:
     exact: bool  # taken from a recorded request
     call: int | None  # 0-based model call that produced message ``index``
     model_from_call: bool = False  # the model came from the call record, not the request
+    #: The body's bytes as the source recorded them; None: re-serialised from the parsed body.
+    raw: bytes | None = None
+
+    def bytes(self) -> bytes:
+        """The body as POSTed: the recorded bytes where the source kept them, else ``body`` serialised."""
+        return self.raw if self.raw is not None else jsonio.dumps(self.body)
+
+    @property
+    def wording(self) -> str:
+        """How the bytes were had: ``exact bytes as POSTed``, ``re-serialised`` or ``reconstructed``."""
+        if self.raw is not None:
+            return "exact bytes as POSTed"
+        return "re-serialised from the recorded JSON" if self.exact else "reconstructed"
 
 
 def check_index(run: Run, n: int) -> int:
@@ -52,7 +65,8 @@ def request_at(run: Run, n: int) -> RequestAt:
     call = run.calls[k] if k is not None else None
     body, model_from_call = _body(run, n, call)
     recorded = call is not None and call.request is not None
-    return RequestAt(n, body, exact=recorded or run.exact, call=k, model_from_call=model_from_call)
+    raw = call.request.raw.encode("utf-8", "surrogatepass") if recorded and call.request.raw is not None else None
+    return RequestAt(n, body, exact=recorded or run.exact, call=k, model_from_call=model_from_call, raw=raw)
 
 
 def call_request(run: Run, k: int) -> dict[str, Any]:
@@ -133,5 +147,7 @@ def _ordered(fields: dict[str, Any], order: list[str] | None) -> dict[str, Any]:
 
 
 def request_json(run: Run, n: int, indent: bool = False) -> bytes:
-    """Exactly the JSON body that was (or would be) POSTed for message ``n``."""
-    return jsonio.dumps(request_at(run, n).body, indent=indent)
+    """Exactly the JSON body that was (or would be) POSTed for message ``n``: the recorded bytes where the
+    source kept them (``indent`` pretty-prints the parsed body instead)."""
+    req = request_at(run, n)
+    return jsonio.dumps(req.body, indent=True) if indent else req.bytes()

@@ -69,6 +69,9 @@ class RecordedRequest:
     order: list[str] | None = None
     has_system: bool | None = None  # False when this request sent no system at all
     has_tools: bool | None = None
+    #: The body exactly as the source recorded it (a cassette's body string, a trace log's body text);
+    #: None where the source kept parsed JSON only, whose bytes are then re-serialised.
+    raw: str | None = None
 
 
 @dataclass

@@ -73,6 +73,7 @@ def _exchange(pair: dict[str, Any], line: int) -> Exchange:
     if problem:
         exchange.notes.append(problem)
     exchange.dropped = drop_credentials(body)
+    exchange.keep_raw(raw_body)
     if not isinstance(response, dict):
         exchange.error = str(pair.get("note") or "no response was recorded (the request was orphaned)")
         return exchange

@@ -23,7 +23,7 @@ from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.search import Matches, search
 from tui.core.grammar import check_run
-from tui.core.prefix import request_json
+from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,7 +105,8 @@ class StepperActions(FittedFooter):
         self.app.copy_to_clipboard(event.text)
         size = len(event.text.encode("utf-8", "surrogatepass"))
         note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
-        self.notify(f"Copied the exact request body for message {event.index}: {size:,} bytes, via OSC 52{note}",
+        wording = request_at(self.view.run, event.index).wording
+        self.notify(f"Copied the request body for message {event.index} ({wording}): {size:,} bytes, via OSC 52{note}",
                     title="Copied", markup=False)
 
     # -- actions -------------------------------------------------------------------------

@@ -146,7 +146,7 @@ def _call(exchange: Exchange, n: int) -> ModelCall:
     message = exchange.message if isinstance(exchange.message, dict) else {}
     return ModelCall(message=n, usage=message.get("usage"), stop_reason=message.get("stop_reason"),
                      model=message.get("model"), request_id=exchange.request_id, started=exchange.started,
-                     duration_ms=exchange.duration_ms, request=RecordedRequest(messages=n),
+                     duration_ms=exchange.duration_ms, request=RecordedRequest(messages=n, raw=exchange.raw),
                      status=exchange.status)
 
 
