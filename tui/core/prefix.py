@@ -41,7 +41,7 @@ class RequestAt:
         """How the bytes were had: ``exact bytes as POSTed``, ``re-serialised`` or ``reconstructed``."""
         if self.raw is not None:
             return "exact bytes as POSTed"
-        return "re-serialised from the recorded JSON" if self.exact else "reconstructed"
+        return "re-serialised from the recorded JSON" if self.exact else "reconstructed bytes"
 
 
 def check_index(run: Run, n: int) -> int:

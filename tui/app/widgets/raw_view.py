@@ -139,7 +139,7 @@ class RawView(Vertical):
             return
         named = "exact bytes" if body.wording.startswith("exact") else "bytes"
         mode = (body.wording if self.raw_lines.exact
-                else f"pretty-printed: the same JSON with whitespace added · w: {body.wording}")
+                else f"pretty-printed (the same JSON, whitespace added) · w: {body.wording}")
         self.raw_info.update(Text.assemble(
             (f"request body for message {body.index}", "bold"), f" · {len(body.exact):,} bytes · sha256 ",
             body.sha256[:12], f" · {mode} · y copies the {named}"))
