@@ -16,6 +16,7 @@ from typing import Any
 from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
+from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
 from tui.core.run import Run, block_type
@@ -165,7 +166,7 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
         return [f"[{i}] (not a message) {_json(message)}"]
     call = r.call_for(i)
     stop = f" · stop_reason {call.stop_reason}" if call is not None and call.stop_reason else ""
-    if call is not None and call.response is not None:
+    if call is not None and returned_differs(call, message):
         note += " · stored turn differs from what the provider returned (see `turnscope check`)"
     lines = [f"[{i}] {message.get('role')} ({label}){stop}{note}"]
     content = message.get("content")

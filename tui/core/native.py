@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.grammar.recorded import returned_differs
 from tui.core.run import LoadWarning, ModelCall, RecordedRequest, Run, Source
 
 VERSION = 1
@@ -32,11 +33,11 @@ def _request_to_dict(request: RecordedRequest) -> dict[str, Any]:
     return out
 
 
-def _call_to_dict(call: ModelCall) -> dict[str, Any]:
+def _call_to_dict(call: ModelCall, stored: Any) -> dict[str, Any]:
     out = {k: v for k, v in asdict(call).items() if v is not None and k not in ("request", "response")}
     if call.request is not None:
         out["request"] = _request_to_dict(call.request)
-    if call.response is not None:
+    if returned_differs(call, stored):  # a stale difference (a moved cache_control breakpoint) is not written
         out["response"] = call.response
     return out
 
@@ -61,7 +62,8 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         out["prefill"] = True
     if run.meta:
         out["meta"] = run.meta
-    out["calls"] = [_call_to_dict(c) for c in run.calls]
+    out["calls"] = [_call_to_dict(c, run.messages[c.message] if c.message < len(run.messages) else None)
+                    for c in run.calls]
     if run.warnings:
         out["warnings"] = [{k: v for k, v in asdict(w).items() if v is not None} for w in run.warnings]
     out["messages"] = run.messages
