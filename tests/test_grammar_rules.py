@@ -165,6 +165,8 @@ CASES = [
          body(ASK, system=[text("Be brief.")])),
     Case("system_empty_text_block", body(ASK, system=[text("")]), (None, None), body(ASK, system="Be brief."),
          "system: text content blocks must be non-empty"),
+    Case("line_cut_off", run_of([ASK], meta={"cut_off": {"line": 2, "bytes": 9, "text": '{"role":"'}}), (None, None),
+         run_of([ASK])),
     Case("required_field", {"model": "claude-sonnet-4-5", "messages": [ASK]}, (None, None), body(ASK)),
     Case("assistant_turn_rewritten",
          run_with_call([ASK, assistant(use("toolu_01Ab")), PAIR[1], assistant("Done.")], 1,

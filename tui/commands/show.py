@@ -88,6 +88,8 @@ def header(r: Run, req: RequestAt) -> list[str]:
     else:
         lines.append(f"messages 0..{n - 1}: what the loop held when it appended message {n} of {total} "
                      "(no model call produced it)")
+    if isinstance(r.meta.get("header"), dict):
+        lines.append(f"run metadata (the header line's other keys; never sent): {_json(r.meta['header'])}")
     body = req.body
     missing = [name for name, what in (("system", "system prompt"), ("tools", "tool schemas")) if name not in body]
     if missing and not req.exact:

@@ -56,6 +56,8 @@ class Document:
         self._first: Any = _UNSET
         self._is_lines: bool | None = None
         self.line_warnings: list[LoadWarning] = []
+        #: ``(line number, its bytes)`` when the file ends inside its last line (a run that stopped mid-write).
+        self.cut_off: tuple[int, bytes] | None = None
 
     # -- JSON as one document -------------------------------------------------------------
 
@@ -240,6 +242,12 @@ class Document:
         except LoadError as exc:
             if self.strict:
                 raise
+            if self.data.rstrip().endswith(line.rstrip()) and self.cut_off is None:
+                self.cut_off = (number, bytes(line))
+                self.line_warnings.append(LoadWarning(
+                    f"cut off, {len(line):,} bytes: the file ends inside this line, which is in no message (the turn "
+                    f"being written when the run stopped?); {exc.what}", line=number))
+                return SKIPPED
             self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
             return SKIPPED
 

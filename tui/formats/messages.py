@@ -1,8 +1,11 @@
 """A bare message list: a JSON array of messages, or JSON lines with one message per line.
 
 A JSONL file may start with a header line (no ``role``) holding ``system``, ``tools`` and
-``params`` (or params inline: ``model``, ``max_tokens``, ...). A JSON array of message
-arrays is several runs. Nothing records the requests, so prefixes are reconstructed.
+``params`` (or params inline: ``model``, ``max_tokens``, ...). Only request fields go into
+the request: any other header key (``"type": "header"``, a generator's ``metadata`` block
+that is not the API's ``metadata.user_id``) is the run's metadata (``run.meta["header"]``),
+said in a warning, never sent. A JSON array of message arrays is several runs. Nothing
+records the requests, so prefixes are reconstructed.
 """
 
 from __future__ import annotations
@@ -18,6 +21,19 @@ NAME = "messages"
 DESCRIPTION = "bare message list (JSON array, or JSONL with an optional header line)"
 
 _HEADER_KEYS = ("system", "tools", "params", "model", "max_tokens")
+#: The Messages API's request fields besides messages, system and tools.
+REQUEST_PARAMS = frozenset({
+    "model", "max_tokens", "temperature", "top_p", "top_k", "stop_sequences", "stream", "metadata", "tool_choice",
+    "thinking", "service_tier", "container", "mcp_servers", "context_management", "output_config", "output_format",
+    "inference_geo",
+})
+
+
+def is_request_param(key: str, value: Any) -> bool:
+    """A key the API takes in a request body; ``metadata`` only as the API's own (``user_id``)."""
+    if key == "metadata":
+        return isinstance(value, dict) and set(value) <= {"user_id"}
+    return key in REQUEST_PARAMS
 
 
 def _is_message(value: Any) -> bool:
@@ -49,13 +65,19 @@ def sniff(doc: Document) -> int:
 
 def _run(messages: list[Any], path: str, header: dict[str, Any], index: int, count: int,
          warnings: list[LoadWarning]) -> Run:
-    params = dict(header.get("params") or {})
-    for key, value in header.items():
-        if key not in ("system", "tools", "params"):
-            params[key] = value
+    params: dict[str, Any] = {}
+    other: dict[str, Any] = {}
+    inline = {k: v for k, v in header.items() if k not in ("system", "tools", "params")}
+    for key, value in [*(header.get("params") or {}).items(), *inline.items()]:
+        (params if is_request_param(key, value) else other)[key] = value
+    meta: dict[str, Any] = {}
+    if other:
+        meta["header"] = other
+        warnings = [LoadWarning(f"header keys kept as the run's metadata, not sent in any request (they are not "
+                                f"request fields): {', '.join(other)}", line=1), *warnings]
     return Run(messages=messages, system=header.get("system"), tools=header.get("tools"), params=params,
                source=Source(path=path, format=NAME, prefix=RECONSTRUCTED, run_index=index, run_count=count),
-               warnings=warnings)
+               warnings=warnings, meta=meta)
 
 
 def load(doc: Document) -> list[Run]:

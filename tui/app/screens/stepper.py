@@ -221,6 +221,9 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             warnings = len(view.findings) - errors
             text.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
                         "bold red" if errors else "")
+            cut = view.run.meta.get("cut_off")
+            if isinstance(cut, dict):
+                text.append(f" (line {cut.get('line')} cut off)", "bold")
             unsourced = len(view.analyses.unsourced or [])
             if unsourced:
                 text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")

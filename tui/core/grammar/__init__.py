@@ -30,6 +30,11 @@ def check_run(run: Run, strict: bool = False) -> list[Finding]:
     pairing.check(out, run.messages, prefill=run.prefill)
     request.check(out, run.system, run.tools, run.params, run.messages)
     recorded.check(out, run)
+    cut = run.meta.get("cut_off")
+    if isinstance(cut, dict):
+        text = str(cut.get("text", ""))
+        shown = text if len(text) <= 2000 else text[:2000] + f"… ({len(text) - 2000:,} more characters)"
+        out.add("line_cut_off", None, None, detail=f"line {cut.get('line')}: cut off, {cut.get('bytes'):,} bytes: {shown}")
     if run.exact and not any(c.request is not None for c in run.calls):
         _required(out, run.params)  # the file is the request body itself
     return sort_findings(_without_prefilled(_without_paused(out.items, run), run))

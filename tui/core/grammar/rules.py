@@ -144,6 +144,10 @@ _RULES = [
     Rule("system_type", ERROR, "system must be a string or a list of text blocks", confidence="medium"),
     Rule("system_empty_text_block", WARNING, "empty text block in the system prompt (rejection inferred)",
          "system: text content blocks must be non-empty", "medium"),
+    # -- the file itself
+    Rule("line_cut_off", WARNING, "the file ends inside its last line, which holds no whole message",
+         cause="the run stopped (crashed, was killed) while the turn in flight was being written, or the "
+               "file was copied before it was complete"),
     # -- recorded sources
     Rule("assistant_turn_rewritten", WARNING,
          "the stored assistant turn differs from what the provider returned",
