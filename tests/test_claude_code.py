@@ -227,3 +227,27 @@ def test_a_line_that_is_not_json_is_skipped_with_its_line_number(realruns, tmp_p
     [run] = load_runs(str(path))
     assert len(run.messages) == 3
     assert any(w.line == 5 and "invalid JSON" in w.text for w in run.warnings)
+
+
+def test_a_chain_ending_at_a_boundary_whose_parent_is_elsewhere_is_the_run_before_the_compaction():
+    runs = load_runs(str(FIXTURES / "claude_code" / "compacted_elsewhere.jsonl"))
+    assert [(len(r.messages), len(r.calls)) for r in runs] == [(2, 1), (4, 2)]
+    assert runs[1].title().startswith("before the compaction at line 5: Round the refund correctly.")
+    notes = " | ".join(w.text for r in runs for w in r.warnings)
+    assert "abandoned branches" not in notes
+    assert "names a parent (c-gone-0000) that is not in this file" in notes
+
+
+def test_only_a_real_branch_point_makes_abandoned_lines_and_the_warning_says_where():
+    [run] = load_runs(str(FIXTURES / "claude_code" / "rewind.jsonl"))
+    [note] = [w for w in run.warnings if "abandoned branches" in w.text]
+    assert "from the branch point at line 2" in note.text and note.line == 3
+
+
+def test_a_compaction_agents_file_yields_its_one_run(realruns):
+    for path in (FIXTURES / "claude_code" / "agent-acompact-retry.jsonl",
+                 realruns / "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04__subagents__agent-acompact-946d2b.jsonl"):
+        [run] = load_runs(str(path))
+        assert len(run.calls) == 1 and [m["role"] for m in run.messages] == ["user", "assistant"]
+    [run] = load_runs(str(FIXTURES / "claude_code" / "agent-acompact-retry.jsonl"))
+    assert any("no model call answered" in w.text and w.line == 1 for w in run.warnings)

@@ -54,12 +54,22 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
         threads.append((first, _title(index, first)))
         threads += _before_compactions(index, first)
     sides = [thread(index, leaf) for leaf in sidechain_leaves(index)]
+    unanswered = [t for t in sides if not any(r.kind == "assistant" for r in t.records)]
+    if unanswered and len(unanswered) < len(sides) + bool(main):  # no empty runs of 0 model calls beside real ones
+        sides = [t for t in sides if all(t is not u for u in unanswered)]
+    else:
+        unanswered = []
     if not main and sides:
         sides.sort(key=lambda t: -len(t.records))
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
     runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
     if runs:
         runs[0].warnings += sorted(doc.line_warnings, key=lambda w: w.line or 0)  # progress lines read late too
+        for t in unanswered:
+            runs[0].warnings.append(LoadWarning(
+                f"a subagent thread of {len(t.records)} line(s) that no model call answered (a prompt written again "
+                "for a retry, or a subagent stopped before its first answer) is in no run", line=t.records[0].line))
+            threads.append((t, None))  # its lines are accounted for: not "abandoned branches"
         _file_notes(runs[0], index, threads)
     if subagents and main:
         runs += _subagent_files(doc.path, runs[0] if runs else None)
@@ -74,6 +84,9 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
     if t.stop == COMPACTED and t.boundary is not None:
         warnings.append(LoadWarning("the session was compacted here: this run starts from the compact "
                                     "summary, which is all the model saw of what came before", line=t.boundary.line))
+    for note in t.notes:
+        warnings.append(LoadWarning(note + "; the lines before it are the run before the compaction", line=t.boundary.line
+                                    if t.boundary is not None else None))
     if t.stop == DANGLING:
         warnings.append(LoadWarning(f"the thread starts at a line whose parent ({t.dangling}) is not in this "
                                     "file: the model also saw the messages before it", line=t.records[0].line))
@@ -130,12 +143,19 @@ def _before_compactions(index: Index, first: Thread) -> list[tuple[Thread, str |
     out = []
     current = first
     seen: set[int] = set()
+    used = {r.line for r in first.records}
     while current.stop == COMPACTED and current.boundary is not None and id(current.boundary) not in seen:
         seen.add(id(current.boundary))
         leaf = _last_message_before(index, current.boundary)
-        if leaf is None:
-            break
+        if leaf is None:  # the boundary's logicalParentUuid is not in the file: the chain written before it
+            leaf = next((r for r in reversed(index.messages) if r.line < current.boundary.line
+                         and r.line not in used and not r.sidechain), None)
+            if leaf is None:
+                break
+            current.notes.append(f"the compact boundary at line {current.boundary.line} names a parent "
+                                 f"({current.boundary.logical_parent}) that is not in this file")
         earlier = thread(index, leaf)
+        used.update(r.line for r in earlier.records)
         out.append((earlier, f"before the compaction at line {current.boundary.line}: {_first_words(earlier)}"))
         current = earlier
     return out
@@ -160,8 +180,23 @@ def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]
         used.update(map(id, t.records))
     unused = [r for r in index.messages if id(r) not in used] if len(used) < len(index.messages) else []
     if unused:
+        points = sorted({p for p in (_branch_point(index, r, used) for r in unused) if p is not None})
+        where = (f" from the branch point at line{'s' * (len(points) > 1)} {', '.join(map(str, points[:5]))}"
+                 + (" …" if len(points) > 5 else "")) if points else ""
         run.warnings.append(LoadWarning(f"{len(unused)} message line(s) are on abandoned branches (a rewind, "
-                                        "a retry) and are in no run", line=unused[0].line))
+                                        f"a retry){where} and are in no run", line=unused[0].line))
+
+
+def _branch_point(index: Index, record: Record, used: set[int]) -> int | None:
+    """The line of the first ancestor of an unused line that a run holds: where the branch left the thread."""
+    seen, most = 0, index.size()
+    current: Record | None = record
+    while current is not None and seen < most:
+        if id(current) in used:
+            return current.line
+        current = index.node(current.parent, current.start) if current.parent else None
+        seen += 1
+    return None
 
 
 def _subagent_files(path: str, main: Run | None) -> list[Run]:
