@@ -253,6 +253,30 @@ class Document:
 
     # -- failure -------------------------------------------------------------------------
 
+    def first_bad_line(self) -> LoadError | None:
+        """The parse error, with line and column, of the first non-blank line that is not JSON (for a
+        forced format that finds nothing it can read: the one clear line says where and what)."""
+        start, number, size = 0, 0, len(self.data)
+        while start < size:
+            end = self.data.find(b"\n", start)
+            end = size if end < 0 else end
+            number += 1
+            line = self.data[start:end]
+            start = end + 1
+            if line.strip():
+                try:
+                    jsonio.loads(line, self.path, number - 1)
+                except LoadError as exc:
+                    return exc
+        return None
+
+    def not_this_format(self, name: str, what: str, line: int | None = None) -> LoadError:
+        """``FILE:LINE:COL: not a NAME file: what`` (the JSON error with its position when it is not JSON)."""
+        bad = self.first_bad_line() if line is None and not self.looks_json else None
+        if bad is not None:
+            return LoadError(self.path, f"not a {name} file: {bad.what}", bad.line, bad.col)
+        return LoadError(self.path, f"not a {name} file: {what}", line or 1, 1)
+
     def raise_unknown(self, names: list[str]) -> None:
         """No loader took the file: say what it is instead, at the position that shows it."""
         if not self.data or self.data.isspace():

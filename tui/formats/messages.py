@@ -84,7 +84,17 @@ def load(doc: Document) -> list[Run]:
     if doc.head.startswith(b"["):
         value = doc.json()
         runs = value if value and all(isinstance(v, list) for v in value) else [value]
+        if not any(_is_message(m) for r in runs for m in r):
+            item = next(iter(runs[0]), None) if runs and runs[0] else None
+            raise doc.not_this_format(NAME, "item 0 has no 'role' key (a message list holds messages)" if item
+                                      is not None else "the list is empty")
         return [_run(r, doc.path, {}, k, len(runs), []) for k, r in enumerate(runs)]
+    if not doc.head.startswith(b"{"):
+        raise doc.not_this_format(NAME, "neither a JSON array of messages nor JSON lines")
+    whole = doc.json_or_none() if b"\n" in doc.data.strip() else None
+    if isinstance(whole, dict) and not _is_message(whole):
+        keys = ", ".join(repr(k) for k in list(whole)[:5])
+        raise doc.not_this_format(NAME, f"one JSON object (keys {keys}) with no 'role' key, not one message per line")
     lines = list(doc.lines())
     header: dict[str, Any] = {}
     if lines and _is_header(lines[0][1]):
@@ -92,6 +102,10 @@ def load(doc: Document) -> list[Run]:
         if not isinstance(header.get("params", {}), dict):
             raise LoadError(doc.path, "header 'params' must be an object", 1)
     messages = [value for _, value in lines]
+    if not any(_is_message(m) for m in messages):
+        number = lines[0][0] if lines else None
+        raise doc.not_this_format(NAME, f"line {number} has no 'role' key (one message per line)" if lines
+                                  else "no line is a message", number)
     warnings = list(doc.line_warnings)
     for number, value in lines:
         if not _is_message(value):
