@@ -47,6 +47,8 @@ def sniff(doc: Document) -> int:
 
 def load(doc: Document, subagents: bool = True) -> list[Run]:
     index = read_index(doc)
+    if not index.messages and not sniff(doc):  # forced on a file that is no transcript: say why
+        raise doc.not_this_format(NAME, "no line is a 'user' or 'assistant' line with a 'message' object")
     main = [r for r in index.messages if not r.sidechain]
     threads: list[tuple[Thread, str | None]] = []
     if main:

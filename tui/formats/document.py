@@ -271,11 +271,11 @@ class Document:
         return None
 
     def not_this_format(self, name: str, what: str, line: int | None = None) -> LoadError:
-        """``FILE:LINE:COL: not a NAME file: what`` (the JSON error with its position when it is not JSON)."""
+        """``FILE:LINE:COL: not in the NAME format: what`` (the JSON error with its position when it is not JSON)."""
         bad = self.first_bad_line() if line is None and not self.looks_json else None
         if bad is not None:
-            return LoadError(self.path, f"not a {name} file: {bad.what}", bad.line, bad.col)
-        return LoadError(self.path, f"not a {name} file: {what}", line or 1, 1)
+            return LoadError(self.path, f"not in the {name} format: {bad.what}", bad.line, bad.col)
+        return LoadError(self.path, f"not in the {name} format: {what}", line or 1, 1)
 
     def raise_unknown(self, names: list[str]) -> None:
         """No loader took the file: say what it is instead, at the position that shows it."""
