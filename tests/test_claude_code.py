@@ -117,7 +117,7 @@ def test_subagent_files_beside_a_session_are_further_runs(realruns, tmp_path):
     assert [r.title()[:31] for r in runs[2:]] == ["subagent agent-aac57f5: Search ", "subagent agent-acompact-946d2b:"]
     assert any("subagent file not read" in w.text and "agent-broken.jsonl" in w.text for w in runs[0].warnings)
     assert runs[2].source.path == str(folder / "agent-aac57f5.jsonl") and runs[2].source.run_index == 2
-    assert any("2 subagent run(s)" in w.text for w in runs[0].warnings)
+    assert any("2 subagent runs" in w.text for w in runs[0].warnings)
 
 
 def test_a_subagent_file_alone_is_its_own_thread(realruns):

@@ -25,7 +25,7 @@ def test_the_main_conversation_is_the_first_run_and_side_calls_are_listed_apart(
                                             "Find every caller of refund()."]
     assert runs[3].system[0]["text"].startswith("You are a subagent") and len(runs[3].calls) == 2
     notes = " | ".join(w.text for w in main.warnings)
-    assert "1 count_tokens request(s): not model calls, not part of any run" in notes and "4 conversations" in notes
+    assert "1 count_tokens request: not model calls, not part of any run" in notes and "4 conversations" in notes
 
 
 def test_a_529_answer_is_kept_as_a_refused_call_and_its_retry_produced_the_turn():

@@ -20,6 +20,7 @@ from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
 from tui.core.run import Run, block_type
+from tui.core.words import counted
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
 CONTINUE = "      "  # continuation lines of a block, under its first line
@@ -84,7 +85,7 @@ def header(r: Run, req: RequestAt) -> list[str]:
         lines.append(f"nothing came before message 0 of {total}: the run starts with it")
     elif n == total:
         lines.append(f"the request after message {total - 1}: messages 0..{total - 1}"
-                     + (", ending on a prefill" if r.prefill else "") + f" ({len(r.calls)} model calls before it)")
+                     + (", ending on a prefill" if r.prefill else "") + f" ({counted(len(r.calls), 'model call')} before it)")
     else:
         lines.append(f"messages 0..{n - 1}: what the loop held when it appended message {n} of {total} "
                      "(no model call produced it)")

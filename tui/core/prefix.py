@@ -16,6 +16,7 @@ from typing import Any
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.run import ModelCall, Run
+from tui.core.words import counted
 
 DEFAULT_HEAD = ("model", "max_tokens")
 
@@ -54,7 +55,7 @@ def check_index(run: Run, n: int) -> int:
         if total == 0:
             raise UsageError(f"index {given} is out of range: the run has no messages (0 is its only request)")
         back = f"; -1..-{total} count back" if given < 0 else ""
-        raise UsageError(f"index {given} is out of range: the run has {total} messages (0..{total - 1}), "
+        raise UsageError(f"index {given} is out of range: the run has {counted(total, 'message')} (0..{total - 1}), "
                          f"and {total} is the next request{back}")
     return n
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.core.words import counted
 from tui.formats.document import Document, read_document
 from tui.formats.transcript.assemble import assemble
 from tui.formats.transcript.records import Index, Record, read_index
@@ -69,8 +70,9 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
         runs[0].warnings += sorted(doc.line_warnings, key=lambda w: w.line or 0)  # progress lines read late too
         for t in unanswered:
             runs[0].warnings.append(LoadWarning(
-                f"a subagent thread of {len(t.records)} line(s) that no model call answered (a prompt written again "
-                "for a retry, or a subagent stopped before its first answer) is in no run", line=t.records[0].line))
+                f"a subagent thread of {counted(len(t.records), 'line')} that no model call answered (a prompt "
+                "written again for a retry, or a subagent stopped before its first answer) is in no run",
+                line=t.records[0].line))
             threads.append((t, None))  # its lines are accounted for: not "abandoned branches"
         _file_notes(runs[0], index, threads)
     if subagents and main:
@@ -93,16 +95,16 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
         warnings.append(LoadWarning(f"the thread starts at a line whose parent ({t.dangling}) is not in this "
                                     "file: the model also saw the messages before it", line=t.records[0].line))
     if built.merged_answers:
-        warnings.append(LoadWarning(f"{built.merged_answers} assistant turn(s) assembled from several lines "
+        warnings.append(LoadWarning(f"{counted(built.merged_answers, 'assistant turn')} assembled from several lines "
                                     "sharing one message.id (one line per content block)"))
     if t.siblings:
-        warnings.append(LoadWarning(f"{t.siblings} line(s) taken from sibling branches (parallel tool calls "
+        warnings.append(LoadWarning(f"{counted(t.siblings, 'line')} taken from sibling branches (parallel tool calls "
                                     "and their results hang off the line of their own tool_use)"))
     if built.merged_users:
-        warnings.append(LoadWarning(f"{built.merged_users} user turn(s) assembled from consecutive user lines "
+        warnings.append(LoadWarning(f"{counted(built.merged_users, 'user turn')} assembled from consecutive user lines "
                                     "(tool results written one per line; the API merges them the same way)"))
     if built.moved_results:
-        warnings.append(LoadWarning(f"{built.moved_results} user turn(s): tool results put before the other "
+        warnings.append(LoadWarning(f"{counted(built.moved_results, 'user turn')}: tool results put before the other "
                                     "blocks written with them, as the API requires"))
     for i in built.thinking:
         stored, sent = built.messages[i], _as_sent(built.messages[i])
@@ -185,8 +187,8 @@ def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]
         points = sorted({p for p in (_branch_point(index, r, used) for r in unused) if p is not None})
         where = (f" from the branch point at line{'s' * (len(points) > 1)} {', '.join(map(str, points[:5]))}"
                  + (" …" if len(points) > 5 else "")) if points else ""
-        run.warnings.append(LoadWarning(f"{len(unused)} message line(s) are on abandoned branches (a rewind, "
-                                        f"a retry){where} and are in no run", line=unused[0].line))
+        run.warnings.append(LoadWarning(f"{counted(len(unused), 'message line')} on abandoned branches (a rewind, "
+                                        f"a retry){where}, in no run", line=unused[0].line))
 
 
 def _branch_point(index: Index, record: Record, used: set[int]) -> int | None:
@@ -223,7 +225,7 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
                 runs.append(run)
     if main is not None:
         if runs:
-            main.warnings.append(LoadWarning(f"{len(runs)} subagent run(s) read from {folder} (`turnscope list`)"))
+            main.warnings.append(LoadWarning(f"{counted(len(runs), 'subagent run')} read from {folder} (`turnscope list`)"))
         main.warnings += [LoadWarning(f"subagent file not read: {problem}") for problem in problems]
     return runs
 

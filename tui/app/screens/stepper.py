@@ -31,6 +31,7 @@ from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.safe import one_line
+from tui.core.words import counted
 
 VIEWS = ("request", "raw", "account", "problems", "tokens")
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
@@ -155,7 +156,7 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         source = run.source
         text = Text()
         if n >= view.total:
-            text.append(f"next request after {view.total} messages", "bold")
+            text.append(f"next request after {counted(view.total, 'message')}", "bold")
         else:
             text.append(f"message {n} of {view.total}", "bold")
         k = run.call_index(n)

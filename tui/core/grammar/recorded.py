@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.core.grammar.findings import Findings
 from tui.core.run import Run
+from tui.core.words import counted
 
 
 def check(out: Findings, run: Run) -> None:
@@ -24,7 +25,7 @@ def check(out: Findings, run: Run) -> None:
             content = stored.get("content") if isinstance(stored, dict) else None
             if not same_but_cache_control(call.response, content):
                 out.add("assistant_turn_rewritten", call.message, None,
-                        detail=f"model call {k + 1} returned {len(call.response)} block(s); message "
+                        detail=f"model call {k + 1} returned {counted(len(call.response), 'block')}; message "
                                f"{call.message} stores {_count(stored)}; first difference: "
                                f"{first_difference(call.response, content)}")
         request = call.request
@@ -74,7 +75,7 @@ def path_difference(sent: Any, ours: Any, where: str) -> str:
         for i, (a, b) in enumerate(zip(sent, ours)):
             if a != b:
                 return path_difference(a, b, f"{where}[{i}]")
-        return f"{where or 'the list'}: {len(sent)} item(s) -> {len(ours)}"
+        return f"{where or 'the list'}: {counted(len(sent), 'item')} -> {len(ours)}"
     return f"{where or 'the value'}: {_short(sent)} -> {_short(ours)}"
 
 
@@ -120,7 +121,7 @@ def first_difference(a: Any, b: Any, where: str = "") -> str:
                 label = f"block {i}" if not where else f"{where}[{i}]"
                 return first_difference(x, y, label)
         if len(a) != len(b):
-            return f"{where or 'content'}: {len(a)} item(s) became {len(b)}"
+            return f"{where or 'content'}: {counted(len(a), 'item')} became {len(b)}"
         return f"{where or 'content'}: equal"
     if type(a) is not type(b):
         return f"{where or 'value'}: {type(a).__name__} became {type(b).__name__}"

@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from tui.core.grammar.recorded import same_but_cache_control
 from tui.core.run import EXACT, LoadWarning, ModelCall, RecordedRequest, Run, Source
+from tui.core.words import counted
 from tui.formats.recorded import side_calls
 from tui.formats.recorded.exchange import Exchange
 
@@ -157,11 +158,11 @@ def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
     for number, exchange in enumerate(exchanges):
         if not exchange.is_messages_call:
             if exchange.is_count_tokens:
-                kind = "count_tokens request(s): not model calls"
+                kind = "count_tokens request|: not model calls"
             elif exchange.path.rstrip("/").endswith("/v1/messages"):
-                kind = "/v1/messages request(s) whose body holds no message list: unreadable"
+                kind = "/v1/messages request| whose body holds no message list: unreadable"
             else:
-                kind = f"request(s) to {exchange.path or 'an unknown endpoint'}: not model calls"
+                kind = f"request| to {exchange.path or 'an unknown endpoint'}: not model calls"
             skipped[kind] = skipped.get(kind, 0) + 1
             continue
         best, best_diffs = None, None
@@ -203,14 +204,11 @@ def _describe(runs: list[Run], ordered: list[Conversation], kinds: list[str | No
         sides = sum(1 for kind in kinds if kind is not None)
         what = "the agent's thread with the most model calls" if kinds[0] is None else "the one with the most model calls"
         notes.append(f"this file holds {count} conversations; this run is {what} (the others: "
-                     f"{_count(sides, 'side call')} and {_count(count - 1 - sides, 'other thread')}: `turnscope list`)")
-    for kind, n in skipped.items():
-        notes.append(f"{n} {kind}, not part of any run")
+                     f"{counted(sides, 'side call')} and {counted(count - 1 - sides, 'other thread')}: `turnscope list`)")
+    for kind, n in skipped.items():  # "request|: rest": the noun agrees with the count
+        noun, rest = kind.split("|", 1)
+        notes.append(f"{counted(n, noun)}{rest}, not part of any run")
     runs[0].warnings[:0] = [LoadWarning(note) for note in notes]
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _link_compactions(runs: list[Run], ordered: list[Conversation], kinds: list[str | None]) -> None:
