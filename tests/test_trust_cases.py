@@ -58,3 +58,19 @@ def test_a_request_body_without_a_required_field_is_an_error(tmp_path, cli, miss
 def test_a_transcript_which_records_no_params_gets_no_required_field_error(realruns):
     [run] = load_runs(str(realruns / "spotter__tool_heavy.jsonl"))
     assert "required_field" not in {f.rule for f in check_run(run)}
+
+
+def test_an_error_on_a_message_an_answered_request_held_is_a_warning_that_says_so():
+    from tui.core.run import ModelCall, Run, Source
+
+    messages = [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [{"type": "text", "text": ""}]},  # empty_text_block
+                {"role": "user", "content": "again"}, {"role": "assistant", "content": "Hello."}]
+    usage = {"input_tokens": 10, "output_tokens": 2}
+    answered = [ModelCall(1, usage, "end_turn", request_id="req_1"), ModelCall(3, usage, "end_turn", request_id="req_2")]
+    run = Run(messages=messages, calls=answered, source=Source(path="t.jsonl", format="claude-code"))
+    [finding] = check_run(run)
+    assert (finding.severity, finding.rule, finding.index) == ("warning", "empty_text_block", 1)
+    assert "yet model call 2 was answered with message 1 in its request: the API accepted it" in finding.message
+    bare = Run(messages=messages, source=Source(path="t.jsonl", format="messages"))  # calls inferred: no evidence
+    assert [(f.severity, f.rule) for f in check_run(bare)] == [("error", "empty_text_block")]

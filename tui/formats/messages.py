@@ -102,7 +102,7 @@ def load(doc: Document) -> list[Run]:
         if not isinstance(header.get("params", {}), dict):
             raise LoadError(doc.path, "header 'params' must be an object", 1)
     messages = [value for _, value in lines]
-    if not any(_is_message(m) for m in messages):
+    if not any(_is_message(m) for m in messages) and (messages or not header):  # a header alone is a run of none
         number = lines[0][0] if lines else None
         raise doc.not_this_format(NAME, f"line {number} has no 'role' key (one message per line)" if lines
                                   else "no line is a message", number)

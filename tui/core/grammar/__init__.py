@@ -37,7 +37,7 @@ def check_run(run: Run, strict: bool = False) -> list[Finding]:
         out.add("line_cut_off", None, None, detail=f"line {cut.get('line')}: cut off, {cut.get('bytes'):,} bytes: {shown}")
     if run.exact and not any(c.request is not None for c in run.calls):
         _required(out, run.params)  # the file is the request body itself
-    return sort_findings(_without_prefilled(_without_paused(out.items, run), run))
+    return sort_findings(_accepted(_without_prefilled(_without_paused(out.items, run), run), run))
 
 
 def check_request(body: dict[str, Any], strict: bool = False) -> list[Finding]:
@@ -83,6 +83,32 @@ def _without_prefilled(items: list[Finding], run: Run) -> list[Finding]:
     ended on the caller's assistant message, so the two in a row are the prefill and its continuation,
     not a loop that lost a results message."""
     return [f for f in items if not (f.rule == "consecutive_assistant" and f.index and run.caller_prefill(f.index - 1))]
+
+
+def _accepted(items: list[Finding], run: Run) -> list[Finding]:
+    """Evidence of acceptance beats a rule: an error on a message that a request the API answered carried
+    (a recorded 200, or a transcript's answer with its request id and usage) is a warning that says so.
+    The loader rebuilds what the client sent where it knows how; this is the net for what it does not."""
+    if not any(f.severity == ERROR and f.index is not None for f in items):
+        return items
+    reach: list[tuple[int, int]] = []  # (messages the answered request held, its call)
+    for k, call in enumerate(run.calls):
+        answered = call.status == 200 or (call.status is None and call.request_id is not None
+                                          and call.usage is not None)
+        if answered and call.message < len(run.messages):
+            reach.append((call.request.messages if call.request is not None else call.message, k))
+    if not reach:
+        return items
+    held, k = max(reach)
+    out = []
+    for f in items:
+        if f.severity == ERROR and f.index is not None and f.index < held:
+            f = Finding(WARNING, f.rule, f.index, f.block,
+                        f"{f.message} (yet model call {k + 1} was answered with message {f.index} in its request: "
+                        "the API accepted it, so what was sent differs from what the source stores)",
+                        "the source stores this message in another form than the client sent it")
+        out.append(f)
+    return out
 
 
 def has_errors(findings: list[Finding]) -> bool:
