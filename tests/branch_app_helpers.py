@@ -51,7 +51,7 @@ async def until_text(pilot, words: str, timeout: float = 30.0) -> str:
 
 async def checked(pilot) -> str:
     """Wait for the editor's debounced check to come back; the screen text."""
-    from tui.app.screens.branch_editor import BranchEditorScreen
+    from tui.app.screens.branch.editor import BranchEditorScreen
 
     screen = pilot.app.screen
     assert isinstance(screen, BranchEditorScreen)
@@ -69,7 +69,7 @@ def expected_request(at: int = 4, text: str = POLICY_DOWN) -> dict:
 
 async def open_editor(pilot):
     """``b`` in the stepper: the branch editor at the stepper's index."""
-    from tui.app.screens.branch_editor import BranchEditorScreen
+    from tui.app.screens.branch.editor import BranchEditorScreen
 
     await settle(pilot)
     await pilot.press("b")

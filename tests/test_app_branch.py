@@ -10,10 +10,10 @@ from branch_app_helpers import (POLICY_DOWN, api_env, branch_app, checked, expec
                                 open_editor, policy_error, send, type_text, until, until_text)
 from fake_messages_api_stream import Error, Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
-from tui.app.screens.branch_review import ReviewScreen
-from tui.app.screens.branch_editor import BranchEditorScreen
-from tui.app.screens.branch_run import BranchRunScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
+from tui.app.screens.branch.editor import BranchEditorScreen
+from tui.app.screens.branch.review import ReviewScreen
+from tui.app.screens.branch.run import BranchRunScreen
 from tui.core.branch import store
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
@@ -197,8 +197,9 @@ async def test_api_failures_are_shown_and_nothing_is_lost(api_env, tmp_path, rep
         await open_editor(pilot)
         await policy_error(pilot)
         await send(pilot)
-        shown = await until_text(pilot, expected)
-        assert "the branch is saved up to message 4" in shown
+        # the second line of the status is drawn once the Static has its new height: wait for it
+        shown = await until_text(pilot, "the branch is saved up to message 4")
+        assert expected in shown
         path = app.screen.saved_path
     assert len(api_env.bodies) == len(replies)
     saved = store.load(path)
@@ -218,8 +219,8 @@ async def test_a_network_failure_is_shown_and_nothing_is_lost(api_env, tmp_path,
             await open_editor(pilot)
             await policy_error(pilot)
             await send(pilot)
-            shown = await until_text(pilot, "could not reach the API", timeout=60)
-            assert "the branch is saved up to message 4" in shown
+            shown = await until_text(pilot, "the branch is saved up to message 4", timeout=60)
+            assert "could not reach the API" in shown
             path = app.screen.saved_path
     assert store.load(path).lineage["status"] == "api_error"
 

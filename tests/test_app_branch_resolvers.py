@@ -11,9 +11,9 @@ from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, 
                                 type_text, until_text)
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
-from tui.app.screens.branch_review import ReviewScreen
-from tui.app.screens.branch_run import BranchRunScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
+from tui.app.screens.branch.review import ReviewScreen
+from tui.app.screens.branch.run import BranchRunScreen
 from tui.core.branch import store
 from tui.core.grammar import ERROR, check_run
 

@@ -10,8 +10,8 @@ from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F
 from test_app_palette import SVG_CHROME, _coloured
 from test_app_untrusted import NASTY, _assert_clean, nasty_run  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
-from tui.app.screens.branch_editor import BranchEditorScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
+from tui.app.screens.branch.editor import BranchEditorScreen
 from tui.app.screens.dialogs import HelpScreen
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")

@@ -15,8 +15,8 @@ from conftest import SAMPLES, run_cli
 from branch_app_helpers import api_env, branch_app, until, until_text  # noqa: F401
 from fake_messages_api_stream import Turn, stream_api, text  # noqa: F401
 
-from tui.app.screens.branch_editor import BranchEditorScreen
-from tui.app.screens.branch_tree import BranchTreeScreen
+from tui.app.screens.branch.editor import BranchEditorScreen
+from tui.app.screens.branch.tree import BranchTreeScreen
 from tui.app.screens.side_by_side import SideBySideScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.core.branch import patch as patches, runner, store

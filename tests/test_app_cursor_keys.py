@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app_helpers import REFUND, app_for, settle
 
-from tui.app.screens.branch_editor import BranchEditorScreen
+from tui.app.screens.branch.editor import BranchEditorScreen
 
 
 async def test_message_list_keys_step_n_and_follow_the_keymap(tmp_path):

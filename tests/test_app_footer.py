@@ -10,7 +10,7 @@ from app_helpers import REFUND, app_for, screen_text, settle
 from branch_app_helpers import branch_app, type_text
 from conftest import SAMPLES
 
-from tui.app.screens.branch_tree import BranchTreeScreen
+from tui.app.screens.branch.tree import BranchTreeScreen
 
 WITH_FINDINGS = SAMPLES / "broken" / "orphan_result_retry.jsonl"
 

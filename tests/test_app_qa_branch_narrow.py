@@ -7,7 +7,7 @@ from app_helpers import screen_text
 from branch_app_helpers import api_env, branch_app, open_editor, policy_error, review, until  # noqa: F401
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 

@@ -11,7 +11,7 @@ from app_helpers import REFUND, app_for, screen_text, settle
 from fake_messages_api import fake_count, serve
 from run_files import write_jsonl
 
-from tui.app.analyses import RunAnalyses, Stopped, compact
+from tui.core.view.analyses import RunAnalyses, Stopped, compact
 from tui.app.widgets.tokens_view import CARRIED, NEW
 from tui.core.count_tokens import count_body
 from tui.core.prefix import request_at

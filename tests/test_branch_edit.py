@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from app_helpers import REFUND
-from tui.app.branch_edit import EditSession, json_text
+from tui.core.branch.edit import EditSession, json_text
 from tui.core import jsonio
 from tui.core.branch import patch as patches
 from tui.formats import open_run

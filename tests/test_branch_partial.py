@@ -18,7 +18,7 @@ from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, 
 from conftest import REPO, run_cli
 from fake_messages_api_stream import Turn, stream_api, text, tool_use  # noqa: F401
 
-from tui.app.screens.branch_dialogs import AnswerScreen
+from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.core.branch import patch as patches, runner, store
 from tui.core.branch.events import Finished, ToolCall
 from tui.core.branch.resolvers import PythonResolver
@@ -33,6 +33,7 @@ TWO_CALLS = Turn([text("Two things to check."),
 MANUAL = {"type": "tool_result", "tool_use_id": "toolu_M1", "content": "Returns within 30 days."}
 TOOLS = '''
 import asyncio
+import os
 
 asked = []
 
@@ -43,7 +44,8 @@ def answer(name, input):
 async def slow(name, input):
     asked.append(name)
     if len(asked) > 1:
-        open("second-call-started", "w").close()
+        # beside this module (under the test's tmp_path), whatever the working directory
+        open(os.path.join(os.path.dirname(__file__), "second-call-started"), "w").close()
         await asyncio.sleep(3600)
     return f"{name} done"
 '''

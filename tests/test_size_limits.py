@@ -80,7 +80,7 @@ async def test_the_picker_says_why_a_big_file_does_not_open(tmp_path, monkeypatc
     app = app_for(None, tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        app.post_message(__import__("tui.app.events", fromlist=["RunChosen"]).RunChosen(str(big), None))
+        app.post_message(__import__("tui.app.app_messages", fromlist=["RunChosen"]).RunChosen(str(big), None))
         await settle(pilot)
         assert "file is 3 MB; the limit on this machine is 1 MB" in screen_text(app)
 

@@ -17,8 +17,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.filter import LineFilter
 
-from tui.app import events
-from tui.app.runview import RunView
+from tui.app import app_messages as events
+from tui.core.view.run_view import RunView
 from tui.app.safe_lines import VisibleLines
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen

@@ -4,7 +4,7 @@ Keys are data: every binding has an id, so a keymap file can move it — ``keyma
 turnscope's config directory, for example ``{"stepper.next_match": "ctrl+n"}``. Vim-style
 aliases are hidden from the footer; ``?`` lists them all. ``StepperActions`` is a mixin for
 ``StepperScreen`` so the screen module stays about layout and routing. Each worker posts a
-typed message (``tui.app.events``) that the screen handles on the UI thread; nothing here
+typed message (``tui.app.app_messages``) that the screen handles on the UI thread; nothing here
 touches a widget from a worker thread.
 """
 
@@ -18,10 +18,10 @@ from textual import work
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
-from tui.app import events
+from tui.app import app_messages as events
 from tui.app.footer_fit import FittedFooter
 from tui.app.screens.dialogs import PromptScreen
-from tui.app.search import Matches, search
+from tui.core.search import Matches, search
 from tui.core.grammar import check_run
 from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line

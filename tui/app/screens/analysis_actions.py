@@ -19,8 +19,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.worker import get_current_worker
 
-from tui.app import events
-from tui.app.analyses import Stopped
+from tui.app import app_messages as events
+from tui.core.view.analyses import Stopped
 from tui.app.screens.actions import VIEW
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.widgets.request_pane import RequestPane

@@ -38,7 +38,7 @@ class BranchActions:
         return True
 
     def action_branch(self: StepperScreen) -> None:
-        from tui.app.screens.branch_editor import BranchEditorScreen
+        from tui.app.screens.branch.editor import BranchEditorScreen
 
         if not self._branchable():
             return
@@ -57,7 +57,7 @@ class BranchActions:
         self.app.push_screen(screen)
 
     def action_branches(self: StepperScreen) -> None:
-        from tui.app.screens.branch_tree import BranchTreeScreen
+        from tui.app.screens.branch.tree import BranchTreeScreen
 
         if self._branchable():
             self.app.push_screen(BranchTreeScreen(self.view.run, getattr(self.app, "branch_data_dir", None)))

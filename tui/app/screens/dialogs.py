@@ -16,7 +16,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
-from tui.app import palette
+from tui.app.render import styles as palette
 
 
 class PromptScreen(ModalScreen[str | None]):

@@ -1,7 +1,7 @@
 """The diff screen: two runs side by side from the first index where they diverge.
 
 A header (both files, where they diverge, how many changes), the two runs message beside
-message from the divergence on (``tui.app.diffparts``; A above B below 110 columns, ``s``
+message from the divergence on (``tui.app.render.diffparts``; A above B below 110 columns, ``s``
 switches), and the list of changes with their kinds (``tui.core.diff``): Enter on one shows
 it in the runs, ``n``/``p`` step from change to change. The diff is computed in a worker, so
 two long runs never block the keys. Opened from the stepper (``D``, or the command palette:
@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app import palette
-from tui.app.diffparts import SIDE
+from tui.app.render import styles as palette
+from tui.app.render.diffparts import SIDE
 from tui.app.screens.stepper import short_path
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.app.widgets.diff_view import DiffView

@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app import events, palette
+from tui.app import app_messages as events
+from tui.app.render import styles as palette
 from tui.app.sources import SAMPLES, Entry, claude_entries, claude_projects, recent_entries, sample_entries
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app import palette
+from tui.app.render import styles as palette
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.run import Run
 from tui.core.safe import one_line

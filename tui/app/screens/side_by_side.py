@@ -21,9 +21,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.app import palette
-from tui.app.blocks import FOLD_ROWS, OUTPUT_ROWS
-from tui.app.lines import Document, Part, Rows, Target
+from tui.app.render import styles as palette
+from tui.app.render.blocks import FOLD_ROWS, OUTPUT_ROWS
+from tui.app.render.lines import Document, Part, Rows, Target
 from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts

@@ -18,9 +18,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 
-from tui.app import events
-from tui.app.commands import GoToProvider
-from tui.app.runview import RunView
+from tui.app import app_messages as events
+from tui.app.command_palette import GoToProvider
+from tui.core.view.run_view import RunView
 from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
 from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
 from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions

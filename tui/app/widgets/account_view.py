@@ -13,8 +13,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tui.app import palette
-from tui.app.runview import RunView
+from tui.app.render import styles as palette
+from tui.core.view.run_view import RunView
 from tui.core.account import account
 from tui.core.safe import visible
 

@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.app.lines import segments
+from tui.app.render.lines import segments
 
 
 def cursor_bindings(prefix: str, down: str = "Down", up: str = "Up", first: str = "Top", last: str = "Bottom",

@@ -1,6 +1,6 @@
 """The diff screen's upper part: both runs from the first divergence, in one scrolling view.
 
-A Line API view over ``tui.app.diffparts``: the request fields that differ, a line for the
+A Line API view over ``tui.app.render.diffparts``: the request fields that differ, a line for the
 messages before the divergence, then every pair from there on (equal pairs one row each,
 differing pairs open up to ``OPEN_LIMIT``). Side by side from ``SIDE_MIN_WIDTH`` columns,
 A above B below that, unless ``s`` on the screen chose (``switch_layout``). Enter opens or
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.app import palette
-from tui.app.diffparts import OPEN_LIMIT, SIDE, STACKED, EqualRange, PairPart
-from tui.app.lines import Part, Rows
+from tui.app.render import styles as palette
+from tui.app.render.diffparts import OPEN_LIMIT, SIDE, STACKED, EqualRange, PairPart
+from tui.app.render.lines import Part, Rows
 from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.core.diff import Change, RunDiff

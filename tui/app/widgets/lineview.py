@@ -15,8 +15,8 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from tui.app import palette
-from tui.app.lines import Document, Part, Target
+from tui.app.render import styles as palette
+from tui.app.render.lines import Document, Part, Target
 from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
 

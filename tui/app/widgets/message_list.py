@@ -14,10 +14,10 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.strip import Strip
 
-from tui.app import palette
-from tui.app.events import IndexMessage
-from tui.app.lines import segments
-from tui.app.runview import RunView
+from tui.app.render import styles as palette
+from tui.app.app_messages import IndexMessage
+from tui.app.render.lines import segments
+from tui.core.view.run_view import RunView
 from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
 _STEP = Binding.Group("Step")

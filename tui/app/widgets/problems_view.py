@@ -11,11 +11,11 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui.app import palette
-from tui.app.events import IndexMessage
-from tui.app.lines import wrap_offsets
-from tui.app.runview import RunView
-from tui.app.traceparts import value_text
+from tui.app.render import styles as palette
+from tui.app.app_messages import IndexMessage
+from tui.app.render.lines import wrap_offsets
+from tui.core.view.run_view import RunView
+from tui.app.render.traceparts import value_text
 from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.safe import one_line
 

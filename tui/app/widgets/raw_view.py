@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
-from tui.app.rawbody import RawBody, highlight
+from tui.app.render.rawbody import RawBody, highlight
 from tui.app.widgets.cursor_rows import StripCache, text_strip
 from tui.core.run import Run
 

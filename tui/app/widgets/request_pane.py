@@ -14,13 +14,14 @@ from textual import work
 from textual.binding import Binding
 from textual.message import Message
 
-from tui.app import palette, sections
-from tui.app.analyses import has_tool_use
-from tui.app.blocks import OUTPUT_ROWS, message_parts
-from tui.app.events import IndexMessage
-from tui.app.lines import Part, Rows, Target, Wrapped
-from tui.app.runview import RunView, summary_of
-from tui.app.traceparts import trace_parts
+from tui.app.render import styles as palette
+from tui.app.render import sections
+from tui.core.view.analyses import has_tool_use
+from tui.app.render.blocks import OUTPUT_ROWS, message_parts
+from tui.app.app_messages import IndexMessage
+from tui.app.render.lines import Part, Rows, Target, Wrapped
+from tui.core.view.run_view import RunView, summary_of
+from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.request_sources import SourceMarks
 from tui.core.grammar.recorded import returned_differs

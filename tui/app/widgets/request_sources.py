@@ -15,9 +15,9 @@ from rich.text import Text
 from textual import work
 from textual.worker import get_current_worker
 
-from tui.app import palette
-from tui.app.analyses import Stopped
-from tui.app.lines import Target
+from tui.app.render import styles as palette
+from tui.core.view.analyses import Stopped
+from tui.app.render.lines import Target
 from tui.core.provenance import Value, source_text
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -16,7 +16,7 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 
-from tui.app.events import IndexMessage
+from tui.app.app_messages import IndexMessage
 from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
 

@@ -16,11 +16,11 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 
-from tui.app import palette
-from tui.app.events import IndexMessage
-from tui.app.analyses import mark
-from tui.app.lines import Part, Rows, Target
-from tui.app.runview import RunView
+from tui.app.render import styles as palette
+from tui.app.app_messages import IndexMessage
+from tui.core.view.analyses import mark
+from tui.app.render.lines import Part, Rows, Target
+from tui.core.view.run_view import RunView
 from tui.app.widgets.lineview import LineView
 from tui.core.safe import one_line
 from tui.core.summary import describe_message

@@ -1,7 +1,7 @@
 """The turns of a branch as they arrive: saved messages, and the assistant turn still streaming in.
 
 A Line API view (``LineView``): each message is a header row (index, role, who produced it)
-and its blocks as the request pane draws them (``tui.app.blocks``: folded past a few
+and its blocks as the request pane draws them (``tui.app.render.blocks``: folded past a few
 rows, Enter opens); the turn being streamed is rebuilt from the runner's ``BlockStarted``
 and ``Delta`` events, with a tool_use's input shown as the partial JSON received so far.
 Redraws while streaming are batched (one per ``FRAME`` seconds), so a fast stream costs a
@@ -14,9 +14,9 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.app import palette
-from tui.app.blocks import OUTPUT_ROWS, _head, _pad, message_parts, text_part
-from tui.app.lines import Part, Rows
+from tui.app.render import styles as palette
+from tui.app.render.blocks import OUTPUT_ROWS, _head, _pad, message_parts, text_part
+from tui.app.render.lines import Part, Rows
 from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.core.branch.events import BlockStarted, Delta

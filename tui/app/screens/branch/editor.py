@@ -9,7 +9,7 @@ becomes an error, ``d`` deletes a block, ``i`` changes a tool_use input, ``m`` t
 an edit that the API would reject cannot be sent, and the finding says where (index and
 block). ``ctrl+s`` shows the RFC 6902 patch and what will be sent, then starts the branch
 (``tui.core.branch.runner.start``) and opens the run screen. The keys and the sending are
-in ``branch_editor_actions``; the edits themselves in ``tui.app.branch_edit``.
+in ``branch_editor_actions``; the edits themselves in ``tui.core.branch.edit``.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
-from tui.app import palette
-from tui.app.branch_edit import EditSession, Key, Verdict, verdict_for
-from tui.app.screens.branch_dialogs import finding_lines
-from tui.app.screens.branch_editor_actions import EDITOR_BINDINGS, EditorActions
+from tui.app.render import styles as palette
+from tui.core.branch.edit import EditSession, Key, Verdict, verdict_for
+from tui.app.screens.branch.dialogs import finding_lines
+from tui.app.screens.branch.editor_actions import EDITOR_BINDINGS, EditorActions
 from tui.app.widgets.target_list import TargetList
 from tui.core.branch import patch as patches
 from tui.core.run import Run

@@ -19,8 +19,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
-from tui.app import palette
-from tui.app.branch_edit import Verdict, json_text
+from tui.app.render import styles as palette
+from tui.core.branch.edit import Verdict, json_text
 from tui.core.branch.events import ToolCall
 from tui.core.branch.resolvers import Resolution
 from tui.core.safe import one_line, visible

@@ -12,8 +12,8 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.app import palette
-from tui.app.lines import BIG, Part, Rows, Wrapped, display
+from tui.app.render import styles as palette
+from tui.app.render.lines import BIG, Part, Rows, Wrapped, display
 from tui.core import jsonio
 from tui.core.run import block_type, blocks_of
 from tui.core.safe import one_line

@@ -11,9 +11,9 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.app import palette
-from tui.app.blocks import INDENT, text_part
-from tui.app.lines import Part, Rows
+from tui.app.render import styles as palette
+from tui.app.render.blocks import INDENT, text_part
+from tui.app.render.lines import Part, Rows
 from tui.core import jsonio
 from tui.core.grammar import Finding
 from tui.core.prefix import RequestAt

@@ -24,8 +24,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.app import palette
-from tui.app.screens.branch_dialogs import AnswerScreen
+from tui.app.render import styles as palette
+from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.app.widgets.turns_view import TurnsView
 from tui.commands.branch_output import WHY, kept_answers
 from tui.core.branch import runner, store
@@ -212,7 +212,7 @@ class BranchRunScreen(Screen):
         self.dismiss()
 
     def action_open(self) -> None:
-        from tui.app.runview import RunView
+        from tui.core.view.run_view import RunView
         from tui.app.screens.stepper import StepperScreen
 
         try:

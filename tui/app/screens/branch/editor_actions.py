@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.message import Message
 
 from tui.app.footer_fit import FittedFooter
-from tui.app.screens.branch_review import ReviewChoice, ReviewScreen
+from tui.app.screens.branch.review import ReviewChoice, ReviewScreen
 from tui.app.screens.dialogs import PromptScreen
 from tui.core import jsonio
 from tui.core.branch import api, runner, store
@@ -27,7 +27,7 @@ from tui.core.errors import LoadError, UsageError
 from tui.core.safe import one_line
 
 if TYPE_CHECKING:  # pragma: no cover
-    from tui.app.screens.branch_editor import BranchEditorScreen
+    from tui.app.screens.branch.editor import BranchEditorScreen
 
 EDITOR_BINDINGS = [
     Binding("ctrl+s", "review", "Send…", id="branch.send"),
@@ -183,7 +183,7 @@ class EditorActions(FittedFooter):
             self.notify(message.error or "the branch could not start", title="Not sent", severity="error",
                         markup=False, timeout=10)
             return
-        from tui.app.screens.branch_run import BranchRunScreen
+        from tui.app.screens.branch.run import BranchRunScreen
 
         choice = message.choice
         self.app.push_screen(BranchRunScreen(message.branch, choice.max_steps, choice.built))

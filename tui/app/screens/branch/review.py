@@ -29,9 +29,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
-from tui.app import palette
-from tui.app.branch_edit import Verdict, json_text
-from tui.app.screens.branch_dialogs import finding_lines
+from tui.app.render import styles as palette
+from tui.core.branch.edit import Verdict, json_text
+from tui.app.screens.branch.dialogs import finding_lines
 from tui.core.branch.resolvers import Resolver, StopResolver, make_resolver
 from tui.core.errors import UsageError
 from tui.core.safe import one_line, visible

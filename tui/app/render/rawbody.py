@@ -16,7 +16,7 @@ from itertools import accumulate
 
 from rich.text import Text
 
-from tui.app.lines import display
+from tui.app.render.lines import display
 from tui.core import jsonio
 from tui.core.prefix import request_at
 from tui.core.run import Run

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tui.app import palette
-from tui.app.lines import Part, Rows
-from tui.app.runview import RunView
+from tui.app.render import styles as palette
+from tui.app.render.lines import Part, Rows
+from tui.core.view.run_view import RunView
 from tui.core import jsonio
 from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Trace
 from tui.core.run import blocks_of

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.app import palette
+from tui.app.render import styles as palette
 from tui.core.branch import store
 from tui.core.errors import LoadError
 from tui.core.run import Run
@@ -156,7 +156,7 @@ class BranchTreeScreen(Screen):
             self.notify(message.error or "cannot open", title="Cannot open", severity="error", markup=False)
             return
         if message.open_only:
-            from tui.app.runview import RunView
+            from tui.core.view.run_view import RunView
             from tui.app.screens.stepper import StepperScreen
 
             self.app.push_screen(StepperScreen(RunView(message.branch), message.at))

@@ -7,7 +7,7 @@ messages' blocks (``PairPart``) — side by side, or A above B when the screen i
 (``stacked``) — then its changes, one line each, with the changed values marked on each side.
 Past ``OPEN_LIMIT`` differing pairs a pair is one row until Enter opens it, so two long runs
 that differ everywhere still cost the rows on screen. Run text arrives through
-``tui.app.blocks`` (made visible by ``tui.core.safe``) and is never read as markup.
+``tui.app.render.blocks`` (made visible by ``tui.core.safe``) and is never read as markup.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.app import palette
-from tui.app.blocks import message_parts
-from tui.app.lines import Document, Part, Rows, Target
-from tui.app.runview import summary_of
+from tui.app.render import styles as palette
+from tui.app.render.blocks import message_parts
+from tui.app.render.lines import Document, Part, Rows, Target
+from tui.core.view.run_view import summary_of
 from tui.core.diff import Change
 from tui.core.safe import one_line
 

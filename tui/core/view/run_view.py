@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from tui.app.analyses import RunAnalyses
+from tui.core.view.analyses import RunAnalyses
 from tui.core.grammar import ERROR, WARNING, Finding
 from tui.core.producers import Producer, producer_at
 from tui.core.run import Run, block_type, blocks_of

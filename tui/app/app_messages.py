@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from tui.app.search import Matches
+from tui.core.search import Matches
 from tui.core.grammar import Finding
 from tui.core.provenance import Value
 from tui.core.run import Run
