@@ -11,7 +11,7 @@ import yaml
 
 from app_helpers import app_for, screen_text, settle
 from loader_helpers import FIXTURES
-from tui.app.rawbody import RawBody
+from tui.app.render.rawbody import RawBody
 from tui.core import native
 from tui.core.prefix import request_at, request_json
 from tui.formats import load_runs
