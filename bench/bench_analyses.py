@@ -35,8 +35,8 @@ import sys, time, orjson
 sys.path.insert(0, sys.argv[2])
 def hwm():
     return next(int(l.split()[1]) / 1024 for l in open('/proc/self/status') if l.startswith('VmHWM'))
-from tui.formats import open_run
 from tui.core.view.analyses import RunAnalyses
+from tui.formats import open_run
 out, t = {}, time.perf_counter()
 run = open_run(sys.argv[1])
 out['load'], out['hwm_loaded'] = time.perf_counter() - t, hwm()

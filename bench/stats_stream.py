@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tui.core.stats import collect  # noqa: E402
+from tui.formats import load_runs  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_runs" / "refund" / "run.jsonl"
 
@@ -28,7 +29,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "sample_runs" / "refund" / "ru
 def measure(root: Path) -> tuple[int, float, int]:
     tracemalloc.start()
     start = time.perf_counter()
-    stats = collect([str(root)])
+    stats = collect([str(root)], load=load_runs)
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
@@ -44,7 +45,7 @@ def main(argv: list[str]) -> int:
             folder = root / f"part{k % 10}" / f"sub{k % 7}"
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"run{k}.jsonl").write_bytes(data)
-        collect([str(root / "part0" / "sub0")])  # warm-up, not measured
+        collect([str(root / "part0" / "sub0")], load=load_runs)  # warm-up, not measured
         small_peak, small_time, small_runs = measure(root / "part0")
         peak, elapsed, runs = measure(root)
     for count, top, seconds in ((small_runs, small_peak, small_time), (runs, peak, elapsed)):

@@ -17,7 +17,7 @@ Two measurements, printed as a table (``python scripts/estimate_error.py [REALRU
    up as large under-estimates; they are kept in the figures, not filtered.
 
 Error is ``estimate / recorded - 1``. ``DOCUMENTED`` holds the bounds quoted in README;
-``tests/test_tokens.py`` fails if a change to the estimator makes the measured error exceed
+``tests/core/test_tokens.py`` fails if a change to the estimator makes the measured error exceed
 them. The files are read by turnscope's own loaders (``tui.formats``: ``vcr`` and
 ``claude-code``), so what is measured is what ``turnscope tokens`` and the stepper show.
 """

@@ -26,6 +26,12 @@ def _realruns() -> Path | None:
 REALRUNS = _realruns()
 
 
+@pytest.fixture(autouse=True)
+def _no_codex_home(tmp_path, monkeypatch):
+    """Codex sessions are looked for under $CODEX_HOME: never the user's own ~/.codex in a test."""
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+
+
 @pytest.fixture
 def realruns() -> Path:
     if REALRUNS is None:

@@ -1,8 +1,10 @@
-"""``tui.core`` imports no Textual (every module of it, in a fresh interpreter, as harlequin's
-test does), and the headless verbs load neither Textual nor the SDK, so they start fast."""
+"""``tui.core`` and ``tui.app.render`` import no Textual (every module of them, in a fresh interpreter, as
+harlequin's test does), and the headless verbs load neither Textual nor the SDK, so they start fast."""
 
 import subprocess
 import sys
+
+import pytest
 
 from conftest import REPO
 
@@ -15,10 +17,11 @@ def _modules_after(code: str) -> list[str]:
     return out.stdout.strip().split(",")
 
 
-def test_every_core_module_imports_without_textual():
+@pytest.mark.parametrize("package", ["tui.core", "tui.app.render"])
+def test_every_core_and_render_module_imports_without_textual(package):
     loaded = _modules_after(
-        "import pkgutil, importlib, tui.core\n"
-        "for m in pkgutil.walk_packages(tui.core.__path__, 'tui.core.'): importlib.import_module(m.name)")
+        f"import pkgutil, importlib, {package}\n"
+        f"for m in pkgutil.walk_packages({package}.__path__, '{package}.'): importlib.import_module(m.name)")
     assert "textual" not in loaded
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import gc
 import importlib
 import os
 import re
@@ -17,8 +16,10 @@ import sys
 from typing import Sequence
 
 from tui import __version__
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
-from tui.core.safe import one_line, visible_streams
+from tui.core.safe import visible_streams
+from tui.core.trouble import say
 
 #: Verb name -> module in ``tui.commands`` defining ``add_parser(subparsers)`` and ``run(args) -> int``.
 VERBS = {
@@ -32,10 +33,12 @@ VERBS = {
     "stats": "tui.commands.stats",
     "diff": "tui.commands.diff",
     "branch": "tui.commands.branch",
+    "record": "tui.commands.record",
+    "export": "tui.commands.export",
 }
 
 #: Verbs that talk to the network or run for long: they keep the cyclic garbage collector on.
-LONG_LIVED = {"branch"}
+LONG_LIVED = {"branch", "record"}
 
 EXIT_BAD_INPUT = 2
 
@@ -55,12 +58,6 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is None or name == only:
             importlib.import_module(module_name).add_parser(sub)
     return parser
-
-
-def say(text: str) -> None:
-    """One line of trouble on stderr, prefixed like every turnscope error. The text may quote
-    a path or run content, so control characters and newlines are shown, never sent."""
-    print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,13 +101,8 @@ def _run_verb(args: argparse.Namespace) -> int:
     module = importlib.import_module(VERBS[args.verb])
     if args.verb in LONG_LIVED:
         return module.run(args)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.one_shot():
         return module.run(args)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _refuse_unknown_verb(args_list: list[str]) -> None:

@@ -2,32 +2,36 @@
 
 It opens the run picker, a file's run list, or the stepper on one run; loads files the
 picker chose in a worker (``RunChosen`` -> ``RunsLoaded`` / ``LoadFailed``); and holds the
-app-wide keys (quit, all keys). Everything else lives in ``tui.app.screens`` and
-``tui.app.widgets``. Build it with ``tui.app.factory.make_app``.
+app-wide keys (quit, all keys). It is the only place that builds a screen: a screen asks
+for another with a typed ``Open*`` message (``tui.app.app_messages``) and the app pushes it
+(dialogs that answer their caller are pushed by the caller). Everything else lives in
+``tui.app.screens`` and ``tui.app.widgets``. Build it with ``tui.app.factory.make_app``.
 """
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
-from typing import Any
 
 from textual import on, work
 from textual.app import App
-from textual.binding import Binding
 from textual.filter import LineFilter
 
 from tui.app import app_messages as events
-from tui.core.view.run_view import RunView
+from tui.app import keys
+from tui.app.legible_lines import LegibleLines, severity_colours
 from tui.app.safe_lines import VisibleLines
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.safe import one_line
+from tui.core.view.run_view import RunView
 from tui.formats import load_runs
+from tui.formats.follow import Follower, Following
+from tui.formats.options import LoadOptions
 
 
 _VISIBLE_LINES = VisibleLines()
@@ -40,24 +44,26 @@ class TurnscopeApp(App):
     TITLE = "turnscope"
     HELP = "turnscope: q quits from anywhere, ? or F1 shows this list, ctrl+p opens the command palette."
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Keys", id="app.help"),
-        Binding("f1", "help", "Keys", show=False, id="app.help.f1"),
-    ]
+    BINDINGS = keys.APP
 
     def __init__(self, *, runs: list[Run] | None = None, path: str | None = None, run: int | None = None,
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
-                 load_options: dict[str, Any] | None = None, diff: tuple[str, Run] | None = None) -> None:
+                 load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None,
+                 follower: Follower | None = None) -> None:
+        self._legible: LegibleLines | None = None  # before super().__init__: Textual may ask for the filters
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
         self.claude_home = claude_home
         self.samples = samples
         self.notice = notice
-        self.load_options = load_options or {}
+        self.load_options = load_options or LoadOptions()
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
+        #: Follow mode: the follower of each file opened following (``--follow``, a live run in the picker).
+        self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
+        #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
+        self.branch_data_dir: str | None = None
         if keymap:
             self.set_keymap(keymap)
 
@@ -68,16 +74,18 @@ class TurnscopeApp(App):
         else:
             self.open_runs(path or runs[0].source.path, runs, run, at, view)
             if self.diff is not None and isinstance(self.screen, StepperScreen):
-                from tui.app.screens.diff import DiffScreen
-
-                self.push_screen(DiffScreen(self.screen.view.run, self.diff[1], self.screen.view.run.source.path,
-                                            self.diff[0]))
+                run = self.screen.view.run
+                self.open_diff(events.OpenDiff(run, self.diff[1], run.source.path, self.diff[0]))
         if self.notice:
             self.notify(one_line(self.notice), severity="warning", markup=False, timeout=8)
 
     def get_line_filters(self) -> list[LineFilter]:
-        """Textual's filters (NO_COLOR, ...), then ``VisibleLines``: no line drawn sends a control character."""
-        return [*super().get_line_filters(), _VISIBLE_LINES]
+        """Textual's filters (NO_COLOR, ...); under NO_COLOR ``LegibleLines`` (no text below 4.5:1 contrast);
+        then ``VisibleLines``: no line drawn sends a control character."""
+        if self._legible is None:
+            theme = self.ansi_theme_dark if self.current_theme.dark else self.ansi_theme_light
+            self._legible = LegibleLines() if self.no_color else LegibleLines(severity_colours(theme))
+        return [*super().get_line_filters(), self._legible, _VISIBLE_LINES]
 
     # -- routing -------------------------------------------------------------------------
 
@@ -87,12 +95,54 @@ class TurnscopeApp(App):
             self.push_screen(RunListScreen(path, runs))
             return
         chosen = runs[run or 0]
-        self.push_screen(StepperScreen(RunView(chosen), at, view))
+        follower = self.followers.get(path)
+        following = Following(follower, run or 0) if follower is not None else None
+        self.push_screen(StepperScreen(RunView(following.run if following else chosen), at, view, following))
         self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
+
+    @on(events.OpenStepper)
+    def open_stepper(self, event: events.OpenStepper) -> None:
+        self.push_screen(StepperScreen(RunView(event.run), event.at))
+
+    @on(events.OpenDiff)
+    def open_diff(self, event: events.OpenDiff) -> None:
+        from tui.app.screens.diff import DiffScreen
+
+        self.push_screen(DiffScreen(event.a, event.b, event.path_a, event.path_b))
+
+    @on(events.OpenSideBySide)
+    def open_side_by_side(self, event: events.OpenSideBySide) -> None:
+        from tui.app.screens.side_by_side import SideBySideScreen
+
+        self.push_screen(SideBySideScreen(event.parent, event.branch, event.at))
+
+    @on(events.OpenBranchEditor)
+    def open_branch_editor(self, event: events.OpenBranchEditor) -> None:
+        from tui.app.screens.branch.editor import BranchEditorScreen
+
+        sidecars = {"system": self.load_options.system, "tools": self.load_options.tools}
+        try:
+            screen = BranchEditorScreen(event.run, event.at, sidecars, data_dir=self.branch_data_dir)
+        except UsageError as exc:
+            self.notify(str(exc), title="Cannot branch here", severity="error", markup=False)
+            return
+        self.push_screen(screen)
+
+    @on(events.OpenBranchTree)
+    def open_branch_tree(self, event: events.OpenBranchTree) -> None:
+        from tui.app.screens.branch.tree import BranchTreeScreen
+
+        self.push_screen(BranchTreeScreen(event.run, self.branch_data_dir))
+
+    @on(events.OpenBranchRun)
+    def open_branch_run(self, event: events.OpenBranchRun) -> None:
+        from tui.app.screens.branch.run import BranchRunScreen
+
+        self.push_screen(BranchRunScreen(event.branch, event.max_steps, event.built))
 
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:
-        self.load(event.path, event.run)
+        self.load(event.path, event.run, event.follow)
 
     @on(RunListScreen.Picked)
     def _picked(self, event: RunListScreen.Picked) -> None:
@@ -110,9 +160,15 @@ class TurnscopeApp(App):
     # -- workers -------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="load")
-    def load(self, path: str, run: int | None) -> None:
+    def load(self, path: str, run: int | None, follow: bool = False) -> None:
         try:
-            runs = load_runs(path, **self.load_options)
+            if follow:
+                follower = Follower(path, **self.load_options.kwargs())
+                runs = follower.runs
+                self.followers[path] = follower
+            else:
+                self.followers.pop(path, None)
+                runs = load_runs(path, **self.load_options.kwargs())
             if run is not None and not 0 <= run < len(runs):
                 raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)}")
         except LoadError as exc:
@@ -121,7 +177,7 @@ class TurnscopeApp(App):
         except UsageError as exc:
             self.post_message(events.LoadFailed(path, str(exc)))
             return
-        gc.freeze()  # the run is read-only from here: keep the collector from walking it on every step
+        collector.keep_out_loaded()  # the run is read-only from here: keep the collector from walking it on every step
         self.post_message(events.RunsLoaded(path, runs, run))
 
     @work(thread=True, group="recent")

@@ -1,17 +1,22 @@
-"""The typed messages screens and workers post upward: a run chosen, loaded or failed; work done.
+"""The typed messages screens and workers post upward: a run chosen, loaded or failed; work done; open a screen.
 
 Widgets hold their own small messages (``MessageList.Moved``, ``ProblemsView.Jump``…), most
 of them an ``IndexMessage``; these are the ones that cross screens or come back from workers.
+The ``Open*`` messages are how a screen asks for another: the app (``tui.app.app``) is the
+only place that builds a screen and pushes it, so no screen imports another's class
+(dialogs that answer their caller, ``PromptScreen`` and the like, are pushed by the caller).
 """
 
 from __future__ import annotations
 
 from textual.message import Message
 
-from tui.core.search import Matches
+from tui.core.branch.resolvers import Resolver
+from tui.core.branch.runner import Branch
 from tui.core.grammar import Finding
 from tui.core.provenance import Value
 from tui.core.run import Run
+from tui.core.search import Matches
 from tui.core.tokens import TokenReport
 
 
@@ -27,10 +32,11 @@ class IndexMessage(Message):
 class RunChosen(Message):
     """The user picked a file (and, in a multi-run file, a run) to open."""
 
-    def __init__(self, path: str, run: int | None = None) -> None:
+    def __init__(self, path: str, run: int | None = None, follow: bool = False) -> None:
         super().__init__()
         self.path = path
         self.run = run
+        self.follow = follow  # a live file: open it following
 
 
 class RunsLoaded(Message):
@@ -112,3 +118,61 @@ class DiffLoaded(Message):
         self.path = path
         self.run = run
         self.note = note
+
+
+# -- open a screen (handled by the app) ---------------------------------------------------------
+
+
+class OpenStepper(Message):
+    """Step through ``run`` from index ``at`` (a branch opened from its run screen or the tree)."""
+
+    def __init__(self, run: Run, at: int = 0) -> None:
+        super().__init__()
+        self.run = run
+        self.at = at
+
+
+class OpenDiff(Message):
+    """The diff screen of run ``a`` (file ``path_a``) against run ``b`` (file ``path_b``)."""
+
+    def __init__(self, a: Run, b: Run, path_a: str, path_b: str) -> None:
+        super().__init__()
+        self.a, self.b = a, b
+        self.path_a, self.path_b = path_a, path_b
+
+
+class OpenSideBySide(Message):
+    """A branch beside the run it was made from (``parent``), from the branch index ``at``."""
+
+    def __init__(self, parent: Run, branch: Run, at: int) -> None:
+        super().__init__()
+        self.parent = parent
+        self.branch = branch
+        self.at = at
+
+
+class OpenBranchEditor(Message):
+    """Edit the request for message ``at + 1`` of ``run`` and send it as a branch."""
+
+    def __init__(self, run: Run, at: int) -> None:
+        super().__init__()
+        self.run = run
+        self.at = at
+
+
+class OpenBranchTree(Message):
+    """The branches saved for ``run``'s file."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__()
+        self.run = run
+
+
+class OpenBranchRun(Message):
+    """Run the saved ``branch`` (at most ``max_steps`` model calls; ``built``: the resolver chosen in the review)."""
+
+    def __init__(self, branch: Branch, max_steps: int, built: Resolver | None) -> None:
+        super().__init__()
+        self.branch = branch
+        self.max_steps = max_steps
+        self.built = built

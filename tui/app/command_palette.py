@@ -1,4 +1,5 @@
-"""Command palette providers on the stepper: "go to message N", "go to tool call NAME", "go to tool_use ID".
+"""Command palette providers on the stepper: "go to message N", "go to tool call NAME", "go to tool_use ID",
+and "diff against a file…".
 
 Tool names and ids come from the run, so the hits are built as plain ``Content`` (the
 palette's own ``highlight`` and ``help`` would read them as markup) from strings already
@@ -9,14 +10,24 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
 
-if TYPE_CHECKING:  # pragma: no cover
-    from tui.app.screens.stepper import StepperScreen
+from tui.core.view.run_view import RunView
+
+
+class Stepping(Protocol):
+    """What the providers ask of the screen they are on (the stepper): its run, its index, a way to move."""
+
+    view: RunView
+    index: int
+
+    def go_to(self, index: int) -> None: ...
+
+    def action_diff(self) -> None: ...
 
 _INDEX = re.compile(r"\s*(?:go\s*to\s*)?(?:message\s*)?(-?\d+)\s*$", re.IGNORECASE)
 MAX_ID_HITS = 40
@@ -36,8 +47,8 @@ class GoToProvider(Provider):
     """Jump to a message by index, by tool name, or by tool_use id."""
 
     @property
-    def stepper(self) -> StepperScreen:
-        return self.screen  # type: ignore[return-value]
+    def stepper(self) -> Stepping:
+        return cast(Stepping, self.screen)
 
     def _go(self, index: int) -> None:
         self.stepper.go_to(index)
@@ -91,3 +102,21 @@ def _calls_it(rows: list[int], target: int) -> str:
     """The palette's help for a tool name: how many turns call it, and where the next one is."""
     turns = "1 turn calls it" if len(rows) == 1 else f"{len(rows)} turns call it"
     return f"{turns}; next at message {target}"
+
+
+class DiffProvider(Provider):
+    """The command palette's "Diff against a file…": asks for a path, then opens the diff screen."""
+
+    TEXT = "Diff against a file…"
+
+    def _open(self) -> None:
+        cast(Stepping, self.screen).action_diff()
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        score = matcher.match(self.TEXT)
+        if score > 0:
+            yield Hit(score, matcher.highlight(self.TEXT), self._open, help="compare this run with another file (D)")
+
+    async def discover(self) -> Hits:
+        yield DiscoveryHit(Content(self.TEXT), self._open, help="compare this run with another file (D)")

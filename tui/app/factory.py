@@ -9,22 +9,17 @@ A keymap file (``keymap.json`` in the config directory: binding id -> keys) rema
 
 from __future__ import annotations
 
-import gc
-import os
 from pathlib import Path
 
 from tui.app.app import TurnscopeApp
-from tui.app.sources import SAMPLES, default_state_dir
+from tui.app.sources import SAMPLES
+from tui.core import collector
 from tui.core import jsonio
 from tui.core.errors import LoadError, UsageError
+from tui.core.paths import settings
 from tui.core.prefix import check_index
 from tui.formats import load_runs, open_run
-
-
-def config_dir() -> Path:
-    from platformdirs import user_config_dir
-
-    return Path(os.environ.get("TURNSCOPE_CONFIG_DIR") or user_config_dir("turnscope"))
+from tui.formats.options import LoadOptions
 
 
 def load_keymap(directory: Path) -> tuple[dict[str, str], str | None]:
@@ -45,22 +40,25 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
              system: str | None = None, tools: str | None = None, view: str = "request",
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
              keymap: dict[str, str] | None = None, diff: str | None = None,
-             diff_run: int | None = None) -> TurnscopeApp:
+             diff_run: int | None = None, follow: bool = False) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
     ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
-    options = {"fmt": fmt, "system": system, "tools": tools}
+    options = LoadOptions(fmt, system, tools)
     notice = None
     if keymap is None:
-        keymap, notice = load_keymap(config_dir())
-    state = state_dir if state_dir is not None else default_state_dir()
+        keymap, notice = load_keymap(settings().config)
+    state = state_dir if state_dir is not None else settings().state
     runs = None
+    follower = None
     if path is not None:
-        gc.disable()  # loading builds millions of objects; collecting them half-built only costs time
-        try:
-            runs = load_runs(path, **options)
-        finally:
-            gc.enable()
-        gc.freeze()  # read-only from here: later collections skip the run
+        if follow:  # the follower loads it (with the collector paused), and reads on from where the load ended
+            from tui.formats.follow import Follower
+
+            follower = Follower(path, **options.kwargs())
+            runs = follower.runs
+        else:
+            runs = load_runs(path, **options.kwargs())  # with the collector paused (``load_runs``)
+        collector.keep_out_loaded()  # read-only from here: later collections skip the run
         if run is not None and not 0 <= run < len(runs):
             raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)} "
                              f"(0..{len(runs) - 1}, see `turnscope list`)")
@@ -74,4 +72,5 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         run = 0 if run is None else run  # the stepper opens on a run, not on A's run list
         other = (diff, open_run(diff, run=diff_run, fmt=fmt))
     return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
-                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other)
+                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
+                        follower=follower)

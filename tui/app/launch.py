@@ -1,4 +1,4 @@
-"""``turnscope [FILE] [--at N] [--run K] [--system F] [--tools F] [--format NAME] [--diff B]``: open the stepper.
+"""``turnscope [FILE] [--at N] [--run K] [--system F] [--tools F] [--format NAME] [--diff B] [--follow]``: open the stepper.
 
 Called by ``tui.cli`` for anything that is not a verb. The file is loaded before the app
 starts, so a file that cannot be loaded (or an index out of range) prints one line,
@@ -9,12 +9,12 @@ file, the run picker opens.
 from __future__ import annotations
 
 import argparse
-import gc
-import sys
 
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
-from tui.core.safe import one_line
+from tui.core.trouble import say
 from tui.formats import format_names
+from tui.formats.options import add_file_argument, add_load_options
 
 EXIT_BAD_INPUT = 2
 VIEWS = ("request", "raw", "account", "problems", "tokens")
@@ -27,20 +27,15 @@ class _Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="turnscope", description="Step through an agent run one message index at a time.")
-    p.add_argument("file", nargs="?", metavar="FILE", help="a run file (none: choose from the run picker)")
+    add_file_argument(p, "optional")
     p.add_argument("--at", type=int, default=0, metavar="N", help="start at message N (default 0; negative counts back)")
-    p.add_argument("--run", type=int, metavar="K", help="which run of a file that holds several (0-based)")
-    p.add_argument("--system", metavar="F", help="system prompt file (text, or JSON string/blocks)")
-    p.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
-    p.add_argument("--format", metavar="NAME", help="force a format: " + ", ".join(format_names()))
+    add_load_options(p, check_format=False)  # an unknown format is said below, with the known ones
     p.add_argument("--view", choices=VIEWS, default="request", help="the view to open on (default request)")
     p.add_argument("--diff", metavar="B", help="open the diff screen of the run against file B (Escape: the stepper)")
     p.add_argument("--diff-run", type=int, metavar="K", help="which run of B, if it holds several (0-based)")
+    p.add_argument("--follow", action="store_true",
+                   help="follow the file as it is written (a recording in progress, a live session); F toggles")
     return p
-
-
-def _say(text: str) -> None:
-    print(f"turnscope: {one_line(text)}", file=sys.stderr)
 
 
 def launch(argv: list[str]) -> int:
@@ -51,18 +46,18 @@ def launch(argv: list[str]) -> int:
             raise UsageError(f"unknown format {args.format!r}; known: {', '.join(format_names())}")
         from tui.app.factory import make_app  # Textual is imported only once the arguments are good
 
-        app = make_app(args.file, at=args.at, run=args.run, fmt=args.format, system=args.system,
-                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run)
+        at = args.at
+        if args.follow and not any(a == "--at" or a.startswith("--at=") for a in argv):
+            at = -1  # following starts at the end, as ``less +F`` does
+        app = make_app(args.file, at=at, run=args.run, fmt=args.format, system=args.system,
+                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run,
+                       follow=args.follow)
     except LoadError as exc:
-        _say(exc.line_text())
+        say(exc.line_text())
         return EXIT_BAD_INPUT
     except UsageError as exc:
-        _say(str(exc))
+        say(str(exc))
         return EXIT_BAD_INPUT
-    # The run just loaded is millions of acyclic objects: move them out of the cyclic
-    # collector's sight once, before the app starts, so no later collection pauses a step
-    # to walk them. (Runs opened later from the picker are not frozen: by then the app's
-    # own cyclic objects would be frozen with them.)
-    gc.freeze()
+    collector.keep_out_loaded()  # the run just loaded, before the app starts (``tui.core.collector``)
     app.run()
     return app.return_code or 0

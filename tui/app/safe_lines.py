@@ -4,7 +4,8 @@ Every string from a run reaches a widget through ``tui.core.safe`` already (``di
 ``one_line``); this filter sits behind all of them. Textual passes every line of every widget
 (views, lists, the footer, toasts, the palette, dialogs) through the app's line filters before
 it composites the screen, so a call site that forgot, or a widget added later, still cannot
-send ESC, BEL, a C1 control or a bidi override: each is drawn as its visible escape. Those
+send ESC, BEL, a C1 control or a bidi override, nor draw invisible text (tag characters, zero-width
+characters, variation selectors): each is drawn visibly, as ``tui.core.safe.visible`` shows it. Those
 characters take no cell on screen, so the escapes would widen the line; the line is cut back
 to the width it was laid out with (the end of that one line is lost, never the layout).
 """
@@ -20,10 +21,10 @@ from tui.core.safe import already_visible, visible
 
 
 class VisibleLines(LineFilter):
-    """Draw control and direction-changing characters in the line as escapes, keeping its width."""
+    """Draw control, direction-changing and invisible characters in the line visibly, keeping its width."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        if all(segment.control or segment.text.isprintable() or already_visible(segment.text)
+        if all(segment.control or already_visible(segment.text)
                for segment in segments):
             return segments
         width = sum(cell_len(segment.text) for segment in segments if not segment.control)

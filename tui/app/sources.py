@@ -1,4 +1,4 @@
-"""Where the run picker finds runs: the bundled samples, recent runs, and Claude Code sessions.
+"""Where the run picker finds runs: the bundled samples, recent runs, Claude Code and Codex sessions.
 
 Recent runs are kept in turnscope's state directory (``recent.json``, written atomically);
 a damaged or unreadable file counts as empty (it is only a convenience) and is replaced
@@ -9,6 +9,9 @@ Claude Code keeps one JSONL file per session under ``~/.claude/projects/<project
 with the first words the user wrote and a message count read from the file (user turns
 plus distinct assistant messages, side chains left out), and opens them through
 ``tui.formats.open_run`` like any other file. Scanning runs in the picker's worker.
+
+Codex CLI keeps one rollout per session under ``~/.codex/sessions/YYYY/MM/DD/`` (``$CODEX_HOME/sessions``
+when that is set); they are listed the same way, newest first.
 """
 
 from __future__ import annotations
@@ -29,12 +32,6 @@ from tui.formats import load_runs
 
 RECENT_LIMIT = 20
 RECENT_FILE = "recent.json"
-
-
-def default_state_dir() -> Path:
-    from platformdirs import user_state_dir
-
-    return Path(os.environ.get("TURNSCOPE_STATE_DIR") or user_state_dir("turnscope"))
 
 
 @dataclass
@@ -63,7 +60,11 @@ def load_recent(state_dir: Path) -> list[Recent]:
 
 
 def remember(state_dir: Path, path: str, run: int | None, title: str, messages: int) -> None:
-    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem."""
+    """Put ``path`` (run ``run``) first in the list; errors writing it are not the user's problem. The title
+    (the run's first words) is stored with any secret in it redacted."""
+    from tui.core.secrets import redact_title
+
+    title = redact_title(title)
     absolute = str(Path(path).resolve())
     items = [r for r in load_recent(state_dir) if not (r.path == absolute and r.run == run)]
     items.insert(0, Recent(absolute, run, title, messages, time.time()))
@@ -82,12 +83,25 @@ SCAN_BYTES = 8 << 20
 
 @dataclass
 class Entry:
-    section: str  # samples | recent | claude
+    section: str  # samples | recent | claude | gemini
     path: str
     label: str
     detail: str
     run: int | None = None
     when: float | None = None
+    live: bool = False  # written to in the last minute: opened following (``tui.formats.follow``)
+
+
+#: A file written to this recently (seconds) is live: being recorded or written as the user looks.
+LIVE_SECONDS = 60
+
+
+def written_lately(path: str | Path, now: float | None = None) -> bool:
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return False
+    return (time.time() if now is None else now) - mtime < LIVE_SECONDS
 
 
 def claude_projects(home: Path | None = None) -> Path:
@@ -123,7 +137,7 @@ def recent_entries(state_dir: Path) -> list[Entry]:
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")
         out.append(Entry("recent", item.path, one_line(label), f"{counted(item.messages, 'message')} · {one_line(item.title)}",
-                         item.run, item.opened))
+                         item.run, item.opened, written_lately(item.path)))
     return out
 
 
@@ -172,5 +186,85 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
             continue
         label = f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{counted(count, 'message')} · {one_line(words or '(no user text)')}",
-                         when=path.stat().st_mtime))
+                         when=path.stat().st_mtime, live=written_lately(path)))
+    return out
+
+
+def codex_sessions(home: Path | None = None) -> Path:
+    if home is not None:
+        return home / "sessions"
+    configured = os.environ.get("CODEX_HOME")
+    return Path(configured) / "sessions" if configured else Path.home() / ".codex" / "sessions"
+
+
+def describe_rollout(path: Path) -> tuple[int, str]:
+    """(message count, first words the user wrote) of a Codex rollout: user and assistant message items,
+    and the first prompt (a user message that is not the context Codex sends ahead of it)."""
+    with open(path, "rb") as handle:
+        data = handle.read(SCAN_BYTES)
+    count, words = 0, ""
+    for line in data.split(b"\n"):
+        if b'"message"' not in line and b'"user_message"' not in line:
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        payload = record.get("payload") if isinstance(record, dict) else None
+        if not isinstance(payload, dict):
+            continue
+        if payload.get("type") == "message" and payload.get("role") in ("user", "assistant"):
+            count += 1
+        elif payload.get("type") == "user_message" and not words and isinstance(payload.get("message"), str):
+            words = " ".join(payload["message"].split())[:100]
+    return count, words
+
+
+def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+    sessions = codex_sessions(home)
+    try:
+        files = [p for p in sessions.glob("*/*/*/rollout-*.jsonl") if p.is_file()]
+        stamps = {p: p.stat().st_mtime for p in files}
+    except OSError:
+        return []
+    files.sort(key=stamps.__getitem__, reverse=True)
+    out = []
+    for path in files[:limit]:
+        try:
+            count, words = describe_rollout(path)
+        except OSError as exc:
+            out.append(Entry("codex", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
+            continue
+        label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
+        out.append(Entry("codex", str(path), one_line(label),
+                         f"{count} messages · {one_line(words or '(no user text)')}", when=stamps[path]))
+    return out
+
+
+def gemini_tmp(home: Path | None = None) -> Path:
+    """Where Gemini CLI keeps its sessions: ``<home>/.gemini/tmp`` (``$GEMINI_CLI_HOME`` or the user's home)."""
+    if home is None:
+        home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home())
+    return home / ".gemini" / "tmp"
+
+
+def gemini_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+    """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first, with their first words."""
+    try:
+        files = [p for p in gemini_tmp(home).glob("*/chats/session-*.json*") if p.is_file() and
+                 p.suffix in (".json", ".jsonl")]
+    except OSError:
+        return []
+    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    out = []
+    for path in files[:limit]:
+        label = f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}"
+        try:
+            run = load_runs(str(path), fmt="gemini")[0]
+            detail = f"{len(run.messages)} messages · {one_line(run.title())}"
+        except (LoadError, UsageError) as exc:
+            detail = one_line(f"cannot open: {exc}")
+        except OSError as exc:
+            detail = one_line(f"cannot read: {exc.strerror or exc}")
+        out.append(Entry("gemini", str(path), one_line(label), detail, when=path.stat().st_mtime))
     return out

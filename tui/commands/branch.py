@@ -37,7 +37,7 @@ from tui.core.branch.events import Finished
 from tui.core.branch.resolvers import HEADLESS_SPECS, Resolver, make_resolver
 from tui.core.errors import LoadError, UsageError
 from tui.core.safe import one_line
-from tui.formats import format_names
+from tui.formats import format_names, open_run
 from tui.formats.sidecar import read_system
 
 EXIT_API = 3
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         if args.file is not None or args.at is not None or _edit_given(args) or args.output:
             raise UsageError("--resume takes only the branch file (plus --resolver, --max-steps, --json)")
-        branch, note = runner.resume(args.resume)
+        branch, note = runner.resume(args.resume, open_run)
         spec = args.resolver or branch.lineage.get("resolver") or "recorded"
         resolver = make_resolver(spec, branch.parent)
         api.check_environment()

@@ -9,41 +9,14 @@ Trouble (an API failure, a cancel) is also told on stderr, with the way to conti
 from __future__ import annotations
 
 import shlex
-import sys
 
 from tui.commands.common import out, write_bytes
 from tui.commands.show import _block_lines
 from tui.core import jsonio
 from tui.core.branch.events import Event, Finished, ToolResolved, TurnSaved
+from tui.core.branch.outcome import WHY, kept_answers
 from tui.core.branch.runner import Branch
-from tui.core.safe import one_line
-
-WHY = {
-    "end_turn": "the model ended its turn",
-    "stop_sequence": "the model hit a stop sequence",
-    "max_tokens": "the model ran out of max_tokens",
-    "refusal": "the model refused",
-    "pause_turn": "the model paused its turn (pause_turn)",
-    "max_steps": "stopped at the step limit",
-    "stopped": "stopped: a tool call is left unanswered (the resolver did not answer it)",
-    "cancelled": "cancelled",
-    "api_error": "stopped: the API call failed",
-}
-
-
-def kept_answers(lineage: dict) -> str:
-    """What the lineage keeps of a turn answered part way (empty when nothing is kept)."""
-    record = lineage.get("answered")
-    count = len(record.get("results") or []) if isinstance(record, dict) else 0
-    if not count:
-        return ""
-    return (f"{count} answer{'s' * (count != 1)} already given to message {record.get('index')}'s tool calls "
-            f"{'are' if count != 1 else 'is'} kept: --resume reuses {'them' if count != 1 else 'it'}")
-
-
-def _say(text: str) -> None:
-    print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
-
+from tui.core.trouble import say
 
 class Printer:
     def __init__(self, branch: Branch, resolver: str, as_json: bool):
@@ -94,9 +67,9 @@ class Printer:
     def finished(self, f: Finished) -> None:
         again = f"turnscope branch --resume {shlex.quote(f.path)}"
         if f.error is not None:
-            _say(f.error.line())
+            say(f.error.line())
             last = len(self.branch.run.messages) - 1
-            _say(f"the branch is saved up to message {last}: {f.path} (retry with `{again}`)")
+            say(f"the branch is saved up to message {last}: {f.path} (retry with `{again}`)")
         if self.as_json:
             doc = {"path": f.path, "at": self.branch.lineage.get("at"), "steps": f.steps,
                    "stop_reason": f.stop_reason, "messages": f.new, "first": f.first,
@@ -116,9 +89,9 @@ class Printer:
 
     def save_failed(self, exc: OSError) -> None:
         """A save failed: the file is the previous save, whole; one line says so."""
-        _say(f"{exc.strerror}; the file keeps every turn saved before it (continue with "
+        say(f"{exc.strerror}; the file keeps every turn saved before it (continue with "
              f"`turnscope branch --resume {shlex.quote(self.path)}` once it can be written)")
 
     def cancelled(self) -> None:
-        _say(f"cancelled; the branch is saved up to message {len(self.branch.run.messages) - 1}: {self.path} "
+        say(f"cancelled; the branch is saved up to message {len(self.branch.run.messages) - 1}: {self.path} "
              f"(continue with `turnscope branch --resume {shlex.quote(self.path)}`)")

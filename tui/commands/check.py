@@ -1,5 +1,10 @@
 """``turnscope check FILE... [--json] [--strict]``: the grammar check, as lines or JSON.
 
+Beside the grammar's findings, the content check's warnings: ``hidden_text`` (characters a model
+reads and a person does not see: tag characters, bidi controls, zero-width characters inside words;
+"likely injection" in a tool result the model answered next) and ``secret_in_content`` (a credential
+in the run's text, named by its kind and last four characters, never printed).
+
 Text: ``FILE:INDEX[.BLOCK]: error|warning RULE: message`` (request-level findings have no
 index), each followed by an indented likely cause; loader warnings as
 ``FILE[:INDEX]: warning load: [line L: ]what`` (``error`` with ``--strict``). ``--json``: one
@@ -12,12 +17,15 @@ from __future__ import annotations
 
 import argparse
 
-from tui.commands.common import add_file_options, location, out, runs_from_args, say, write_bytes
+from tui.commands.common import add_file_options, location, out, runs_from_args, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.errors import LoadError
+from tui.core.content_check import content_findings
 from tui.core.grammar import ERROR, check_run
+from tui.core.grammar.findings import sort_findings
 from tui.core.safe import one_line
+from tui.core.trouble import say
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(r, args: argparse.Namespace) -> bool:
-    findings = check_run(r, strict=args.strict)
+    findings = sort_findings([*check_run(r, strict=args.strict), *content_findings(r)])
     errors = sum(1 for f in findings if f.severity == ERROR)
     failed = errors > 0 or (args.strict and (len(findings) > errors or bool(r.warnings)))
     where = location(r)

@@ -6,8 +6,10 @@ import argparse
 import sys
 
 from tui.core.run import Run
-from tui.core.safe import already_visible, json_for_terminal, one_line, utf8_already_visible, visible
-from tui.formats import format_names, load_runs, open_run
+from tui.core.safe import already_visible, json_for_terminal, utf8_already_visible, visible
+from tui.core.trouble import say  # noqa: F401 - the verbs take say from here too
+from tui.formats import load_runs, open_run
+from tui.formats.options import LoadOptions, add_file_argument, add_load_options
 
 
 #: The terminal width table rows are kept within (80 columns: a terminal over SSH).
@@ -20,20 +22,15 @@ def fit(text: str, width: int) -> str:
 
 
 def add_file_options(parser: argparse.ArgumentParser, many: bool = False) -> None:
-    """``FILE`` (or ``FILE...``), ``--run K``, ``--system F``, ``--tools F``, ``--format NAME``."""
-    if many:
-        parser.add_argument("files", nargs="+", metavar="FILE", help="run files")
-    else:
-        parser.add_argument("file", metavar="FILE", help="a run file")
-    parser.add_argument("--run", type=int, metavar="K", help="which run of a file that holds several (0-based)")
-    parser.add_argument("--system", metavar="F", help="system prompt file (text, or JSON string/blocks)")
-    parser.add_argument("--tools", metavar="F", help="tool schemas file (JSON list, or an object with tools)")
-    parser.add_argument("--format", metavar="NAME", choices=format_names(),
-                        help="force a format: " + ", ".join(format_names()))
+    """``FILE`` (or ``FILE...``), ``--run K``, ``--system F``, ``--tools F``, ``--format NAME``
+    (``tui.formats.options``, shared with the stepper's own command line)."""
+    add_file_argument(parser, "many" if many else "one")
+    add_load_options(parser)
 
 
 def options(args: argparse.Namespace) -> dict:
-    return {"fmt": args.format, "system": args.system, "tools": args.tools}
+    """The ``load_runs`` / ``open_run`` keyword arguments the file options give."""
+    return LoadOptions.from_args(args).kwargs()
 
 
 def open_from_args(args: argparse.Namespace, path: str | None = None) -> Run:
@@ -45,12 +42,6 @@ def runs_from_args(args: argparse.Namespace, path: str) -> list[Run]:
     if args.run is not None:
         return [open_from_args(args, path)]
     return load_runs(path, **options(args))
-
-
-def say(text: str) -> None:
-    """One line of trouble on stderr, ``turnscope: ...``, with control characters shown."""
-    sys.stdout.flush()
-    print(f"turnscope: {one_line(text)}", file=sys.stderr, flush=True)
 
 
 def out(text: str = "") -> None:

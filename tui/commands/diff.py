@@ -11,9 +11,9 @@ is one value inside a tool input or a JSON result).
 from __future__ import annotations
 
 import argparse
-import gc
 from tui.commands.common import location, out, write_bytes
 from tui.commands.helptext import HelpFormatter
+from tui.core import collector
 from tui.core import jsonio
 from tui.core.diff import RunDiff, diff_runs
 from tui.core.words import counted
@@ -52,8 +52,7 @@ def _tui(args: argparse.Namespace) -> int:
     from tui.app.factory import make_app  # Textual only when the screen is asked for
 
     app = make_app(args.a, run=args.run_a, fmt=args.format, diff=args.b, diff_run=args.run_b)
-    gc.freeze()  # the runs are read-only: keep them out of the collector's walks, and
-    gc.enable()  # collect the app's own cycles while it runs (one-shot verbs run without it)
+    collector.for_the_app()  # the runs kept out of the collector's walks; the app's own cycles collected
     app.run()
     return app.return_code or 0
 

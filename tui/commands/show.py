@@ -1,6 +1,7 @@
-"""``turnscope show FILE --at N [--json]``: the request that produced message N.
+"""``turnscope show FILE --at N [--json | --curl]``: the request that produced message N.
 
-``--json`` prints exactly the JSON body that was (or would be) POSTed. Without it, a
+``--json`` prints exactly the JSON body that was (or would be) POSTed; ``--curl`` prints it as a
+``curl`` command that reads the key from ``$ANTHROPIC_API_KEY`` when it runs (never the key). Without them, a
 readable layout with headed sections: params, system, tools, messages 0..N-1, and message
 N (the model's response to this request, or what the loop appended). The header says
 whether the prefix is exact (taken from a recorded request) or reconstructed (rebuilt
@@ -35,6 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="message index (default: the last request sent; the message count means the next "
                              "request); negative counts back from the end")
     parser.add_argument("--json", action="store_true", help="exactly the JSON body that was (or would be) POSTed")
+    parser.add_argument("--curl", action="store_true",
+                        help="the request as a curl command; it reads the key from $ANTHROPIC_API_KEY when run")
 
 
 def default_index(r: Run) -> int:
@@ -51,6 +54,11 @@ def default_index(r: Run) -> int:
 def run(args: argparse.Namespace) -> int:
     r = open_from_args(args)
     n = args.at if args.at is not None else default_index(r)
+    if args.curl:
+        from tui.core.curl import curl_command
+
+        out_lines([curl_command(r, n)])
+        return 0
     req = request_at(r, n)
     if args.json:
         write_bytes(req.bytes())
@@ -71,6 +79,9 @@ def header(r: Run, req: RequestAt) -> list[str]:
         lines.append("prefix: exact (the request as it was recorded; --json prints its bytes as POSTed)")
     elif req.exact:
         lines.append("prefix: exact (the request as it was recorded; --json prints it re-serialised)")
+    elif req.converted:
+        lines.append("prefix: converted (the request as the source recorded it, in another API's shape, "
+                     "converted to the Messages API)")
     else:
         lines.append("prefix: reconstructed (rebuilt from the run's messages; no request was recorded)")
     if req.call is not None:

@@ -24,6 +24,7 @@ from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.safe import one_line, raw_stream
 from tui.core.stats import Stats, collect, count_files
+from tui.formats import load_runs
 
 BAR_WIDTH = 30
 BROKEN_SHOWN = 5  # files that failed to load, named one per line
@@ -64,7 +65,7 @@ class Progress:
 def run(args: argparse.Namespace) -> int:
     progress = Progress(count_files(args.paths)) if sys.stderr.isatty() else None
     try:
-        stats = collect(args.paths, progress)
+        stats = collect(args.paths, progress, load=load_runs)
     finally:
         if progress is not None:
             Progress.clear()

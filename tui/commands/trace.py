@@ -19,13 +19,19 @@ from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.prefix import check_index
 from tui.core.producers import producers
-from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Provenance, Trace
+from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Provenance, Trace, not_found
 from tui.core.run import Run, blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import json_preview
 from tui.core.words import counted
 
 FLAG = "NOT IN THE PREFIX: " + NOT_IN_PREFIX.split(": ", 1)[1]  # "NOT IN THE PREFIX: produced by the model"
+
+
+def flag(r: Run) -> str:
+    """The flag of an unfound value: produced by the model only when the system prompt and tools were recorded."""
+    found = not_found(r)
+    return FLAG if found == NOT_IN_PREFIX else found.upper()
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -95,8 +101,10 @@ def layout(r: Run, t: Trace, table) -> list[str]:
             lines.append(f"  block {v.block}: {one_line(str(v.name))} {one_line(str(v.tool_use_id))}")
         if v.trivial:
             lines.append(f"    {one_line(v.path)} = {_value(v.value)}  (trivial: not traced)")
+        elif v.source is None and v.prose:
+            lines.append(f"    {one_line(v.path)} = {_value(v.value)}  (words the model wrote: not flagged)")
         elif v.source is None:
-            lines.append(f"    {one_line(v.path)} = {_value(v.value)}  {FLAG}")
+            lines.append(f"    {one_line(v.path)} = {_value(v.value)}  {flag(r)}")
         else:
             own = "  (the model's own earlier output)" if v.by_model else ""
             lines.append(f"    {one_line(v.path)} = {_value(v.value)}  <- {_where(r, v.source, table)}{own}")

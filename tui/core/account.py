@@ -18,7 +18,7 @@ from tui.core import jsonio
 from tui.core.grammar.messages import id_key
 from tui.core.run_facts import HISTORY_ITEMS, names_by_id, run_facts, turns_before
 from tui.core.producers import CALLER, LOOP, MODEL, PREFILL, Producer, producers
-from tui.core.provenance import Provenance
+from tui.core.provenance import NOT_IN_PREFIX, Provenance, not_found
 from tui.core.run import Run, blocks_of, first_text
 from tui.core.summary import json_preview, preview, tool_results, tool_uses
 
@@ -167,7 +167,8 @@ def _sources(run: Run, i: int, provenance: Provenance | None) -> str:
     for v in values:
         shown = json_preview(v.value, 30)
         if v.source is None:
-            missing.append(shown)
+            if v.unsourced:  # words the model wrote are not flagged
+                missing.append(shown)
             continue
         where = v.source.index
         where = f"message {where}" if isinstance(where, int) else ("the system prompt" if where == "system"
@@ -179,8 +180,10 @@ def _sources(run: Run, i: int, provenance: Provenance | None) -> str:
         found[0] = found[0].replace(" from ", " came from ", 1)
         parts.append("of the values it sent, " + ", ".join(found[:6]) + (", ..." if len(found) > 6 else ""))
     if missing:
+        found_nowhere = not_found(run)
         parts.append(", ".join(missing[:4]) + (" is" if len(missing) == 1 else " are")
-                     + " in no earlier message, system prompt or tool schema: produced by the model")
+                     + (" in no earlier message, system prompt or tool schema: produced by the model"
+                        if found_nowhere == NOT_IN_PREFIX else " " + found_nowhere))
     return "; " + "; ".join(parts)
 
 

@@ -31,9 +31,9 @@ class CountError(Exception):
 
 
 def cache_dir() -> Path:
-    import platformdirs
+    from tui.core.paths import settings
 
-    return Path(platformdirs.user_cache_dir("turnscope")) / "count_tokens"
+    return settings().cache / "count_tokens"
 
 
 def count_body(body: dict[str, Any], model: str | None = None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,23 @@ def _mode_for(target: Path) -> int:
     try:
         return target.stat().st_mode & 0o7777
     except OSError:
+        return 0o666 & ~_umask()
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def _umask() -> int:
+    """The process's umask, read where the system tells it (Linux: ``/proc/self/status``) rather than
+    by setting it and back: saves run in worker threads, and the umask is the whole process's."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:  # elsewhere: flipped, but never by two of our threads at once
         mask = os.umask(0)
         os.umask(mask)
-        return 0o666 & ~mask
+        return mask

@@ -26,7 +26,7 @@ def _request_to_dict(request: RecordedRequest) -> dict[str, Any]:
     out: dict[str, Any] = {"messages": request.messages}
     if request.replaced:
         out["replaced"] = {str(k): v for k, v in sorted(request.replaced.items())}
-    for name in ("system", "tools", "params", "order", "has_system", "has_tools", "raw"):
+    for name in ("system", "tools", "params", "order", "has_system", "has_tools", "raw", "converted"):
         value = getattr(request, name)
         if value is not None:
             out[name] = value
@@ -85,7 +85,8 @@ def _need(cond: bool, what: str) -> None:
 #: which field is wrong, rather than crashing whatever reads it later).
 _CALL_TYPES = {"usage": dict, "stop_reason": str, "model": str, "request_id": str, "started": str,
                "duration_ms": (int, float), "status": int, "response": list}
-_REQUEST_TYPES = {"params": dict, "order": list, "has_system": bool, "has_tools": bool, "raw": str}
+_REQUEST_TYPES = {"params": dict, "order": list, "has_system": bool, "has_tools": bool, "raw": str,
+                  "converted": bool}
 _RUN_TYPES = {"order": list, "lineage": dict, "meta": dict, "warnings": list}
 _NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer", bool: "true or false",
           (int, float): "a number"}
@@ -110,7 +111,8 @@ def _request_from_dict(d: Any, where: str) -> RecordedRequest:
         raise NativeError(f"{where}.request.replaced keys must be message indices") from None
     return RecordedRequest(messages=d["messages"], replaced=replaced, system=d.get("system"),
                            tools=d.get("tools"), params=d.get("params"), order=d.get("order"),
-                           has_system=d.get("has_system"), has_tools=d.get("has_tools"), raw=d.get("raw"))
+                           has_system=d.get("has_system"), has_tools=d.get("has_tools"), raw=d.get("raw"),
+                           converted=d.get("converted"))
 
 
 def _call_from_dict(d: Any, k: int) -> ModelCall:

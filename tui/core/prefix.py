@@ -27,9 +27,10 @@ class RequestAt:
 
     index: int
     body: dict[str, Any]
-    exact: bool  # taken from a recorded request
+    exact: bool  # taken from a recorded request, byte for byte
     call: int | None  # 0-based model call that produced message ``index``
     model_from_call: bool = False  # the model came from the call record, not the request
+    converted: bool = False  # recorded in another API's shape and converted (neither exact nor rebuilt)
     #: The body's bytes as the source recorded them; None: re-serialised from the parsed body.
     raw: bytes | None = None
 
@@ -42,6 +43,8 @@ class RequestAt:
         """How the bytes were had: ``exact bytes as POSTed``, ``re-serialised`` or ``reconstructed``."""
         if self.raw is not None:
             return "exact bytes as POSTed"
+        if self.converted:
+            return "converted bytes (recorded in another API's shape)"
         return "re-serialised from the recorded JSON" if self.exact else "reconstructed bytes"
 
 
@@ -66,8 +69,11 @@ def request_at(run: Run, n: int) -> RequestAt:
     call = run.calls[k] if k is not None else None
     body, model_from_call = _body(run, n, call)
     recorded = call is not None and call.request is not None
-    raw = call.request.raw.encode("utf-8", "surrogatepass") if recorded and call.request.raw is not None else None
-    return RequestAt(n, body, exact=recorded or run.exact, call=k, model_from_call=model_from_call, raw=raw)
+    converted = recorded and bool(call.request.converted)
+    raw = call.request.raw.encode("utf-8", "surrogatepass") if recorded and call.request.raw is not None \
+        and not converted else None
+    return RequestAt(n, body, exact=(recorded and not converted) or run.exact, call=k,
+                     model_from_call=model_from_call, converted=converted and not run.exact, raw=raw)
 
 
 def call_request(run: Run, k: int) -> dict[str, Any]:

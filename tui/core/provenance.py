@@ -13,6 +13,12 @@ the digits 0-9, the empty string). They are listed apart, never flagged.
 
 The index is built once per run (``Provenance(run)``); tracing any N afterwards costs a dict
 look-up per value, plus one substring search for strings that are not a single token.
+
+Only values whose origin matters are flagged: ids, numbers, amounts, paths and other single
+tokens. Free text a model is expected to write (a description, a message, a command it
+composes: ``prose``) is looked up but never flagged. When the source did not record the system
+prompt and tools, an unfound value is "not found in the messages", never "produced by the
+model": they may hold it (``not_found``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,39 @@ from tui.core.valueindex import Place, Scope, index_fixed, index_messages, numbe
 
 TOOL_USE_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 NOT_IN_PREFIX = "not in the prefix: produced by the model"
+#: What an untraced value is when the source did not record what rides beside the messages: it may be there.
+NOT_FOUND_UNRECORDED = "not found in the messages (the system prompt and tools were not recorded)"
+#: Inputs that hold words the model writes (a description, a message, a command it composes): their
+#: origin is the model by design, so they are looked up but never flagged.
+PROSE_KEYS = frozenset(("description", "command", "cmd", "message", "prompt", "text", "content", "body",
+                        "query", "reason", "title", "summary", "note", "notes", "comment", "subject", "thought",
+                        "old_string", "new_string", "code", "script", "plan", "answer", "response", "explanation"))
+_LAST_KEY = re.compile(r'(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[("(?:[^"\\]|\\.)*")\])$')
+
+
+def not_found(run: Run) -> str:
+    """How to name a value no message holds: produced by the model only when the system prompt and the
+    tools were recorded (else they may hold it)."""
+    if run.exact or (run.system is not None and run.tools is not None):
+        return NOT_IN_PREFIX
+    if run.system is None and run.tools is None:
+        return NOT_FOUND_UNRECORDED
+    missing = "system prompt was" if run.system is None else "tools were"
+    return f"not found in the messages or the {'tools' if run.system is None else 'system prompt'} " \
+           f"(the {missing} not recorded)"
+
+
+def prose(path: str, value: Any) -> bool:
+    """Free text a model is expected to write: a field named for words (``.description``, ``.command``),
+    several lines, or a sentence. Ids, numbers, amounts, paths and other single tokens are not prose."""
+    if not isinstance(value, str):
+        return False
+    found = _LAST_KEY.search(path)
+    key = found.group(1) if found and found.group(1) else (orjson.loads(found.group(2)) if found else None)
+    if isinstance(key, str) and key.lower() in PROSE_KEYS:
+        return True
+    words = value.split()
+    return "\n" in value or len(words) >= 4 or (len(words) > 1 and len(value) > 40)
 
 
 @dataclass
@@ -40,10 +79,12 @@ class Value:
     source: Place | None
     trivial: bool = False
     by_model: bool = False  # the source is an assistant turn: the model's own earlier output
+    prose: bool = False  # words the model writes (``prose``): looked up, never flagged
 
     @property
     def unsourced(self) -> bool:
-        return self.source is None and not self.trivial
+        """Flagged: a value whose origin matters (an id, a number, an amount, a path) that nothing holds."""
+        return self.source is None and not self.trivial and not self.prose
 
     def source_json(self) -> dict[str, Any] | None:
         if self.source is None:
@@ -147,7 +188,8 @@ class Provenance:
                 place = self.find(scalar, n)
                 by_model = (place is not None and isinstance(place.index, int)
                             and _role(messages[place.index]) == "assistant")
-                values.append(Value(tool_id, name, b, path, scalar, place, by_model=by_model))
+                values.append(Value(tool_id, name, b, path, scalar, place, by_model=by_model,
+                                    prose=prose(path, scalar)))
         return Trace(n, uses, values)
 
     def unsourced(self) -> list[tuple[int, Value]]:

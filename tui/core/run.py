@@ -72,6 +72,9 @@ class RecordedRequest:
     #: The body exactly as the source recorded it (a cassette's body string, a trace log's body text);
     #: None where the source kept parsed JSON only, whose bytes are then re-serialised.
     raw: str | None = None
+    #: True when the source recorded this request in another API's shape (an OpenAI chat input on
+    #: a span) and the loader converted it: the request as recorded, but not its bytes.
+    converted: bool | None = None
 
 
 @dataclass

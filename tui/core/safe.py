@@ -1,11 +1,23 @@
-"""Make untrusted run text safe to put on a terminal.
+"""Make untrusted run text safe to put on a terminal, and make invisible text visible.
 
 Tool results, model output, tool names and ids come from the run and may hold escape
-sequences (CSI, OSC 52 clipboard writes, OSC 8 links, window titles), BEL, C1 controls or
-bidi overrides. ``visible`` replaces every such character with a visible escape such as
-``\\x1b`` so that nothing in a run can drive the terminal; newlines and tabs are kept
-(``one_line`` also shows those). Markup is not interpreted anywhere: the CLI prints plain
-strings and the app renders ``rich.text.Text`` built from plain strings, never markup.
+sequences (CSI, OSC 52 clipboard writes, OSC 8 links, window titles), BEL, C1 controls, bidi
+overrides, or text written to be read by a model and missed by a person: Unicode tag characters
+(U+E0000-E007F, "ASCII smuggling"), zero-width characters between letters, variation selectors
+carrying bytes. ``visible`` replaces every such character with something a person can see:
+a control or format character as its escape (``\\x1b``, ``\\u200b``, ``\\U000e0001``), a run of tag
+characters decoded (``⟨tags: "ignore previous instructions"⟩``), a run of variation selectors
+as the bytes they carry (``⟨variation selectors: "..."⟩``); newlines and tabs are kept (``one_line``
+also shows those). Markup is not interpreted anywhere: the CLI prints plain strings and the app
+renders ``rich.text.Text`` built from plain strings, never markup.
+
+The set of characters made visible is Unicode's, not a hand list: the control (Cc), format (Cf),
+surrogate (Cs) and line/paragraph separator (Zl, Zp) categories, every ``Default_Ignorable_Code_Point``
+(which adds variation selectors, Hangul fillers, the combining grapheme joiner and the like) and the
+whole tag block, as the ``regex`` library's Unicode property tables give them (the standard ``re`` has
+no property classes, and walking ``unicodedata`` over every code point costs a third of a second at
+start-up). One exception is kept drawn as it is: a single emoji presentation selector (U+FE0E/FE0F)
+right after a symbol (``⚠️``), which hides nothing.
 
 Behind the call sites there is one backstop per surface: the command line writes its text
 through ``VisibleStream`` (so a forgotten ``print`` of a path, or argparse echoing an
@@ -15,49 +27,94 @@ and the app draws every line through a filter built on ``visible`` (``tui.app.sa
 
 from __future__ import annotations
 
-import re
 import sys
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-# C0 controls except tab and newline, DEL, C1 controls, bidi embeddings/overrides/isolates,
-# zero-width and line/paragraph separators that can reorder or hide text.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+import regex
+
+#: Every character a terminal must not receive as it is, tab and newline included.
+INVISIBLE_CLASS = (r"\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
+                   r"\U000e0000-\U000e007f")
+TAGS = "\U000e0000-\U000e007f"
+SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_ONE = regex.compile(rf"(?V1)[{TAGS}]+|[{SELECTORS}]+|[[{INVISIBLE_CLASS}]--[\t\n]]")
+_ONE_LINE = regex.compile(rf"(?V1)[{TAGS}]+|[{SELECTORS}]+|[{INVISIBLE_CLASS}]")
+_ANY = regex.compile(rf"(?V1)[[{INVISIBLE_CLASS}]--[\t\n]]")
 _SAFE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 _HIGH = bytes(range(0x80, 0x100))
+_PRESENTATION = "\ufe0e\ufe0f"
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
+def _code(code: int) -> str:
     if code == 0x0A:
         return "\\n"
     if code == 0x09:
         return "\\t"
     if code <= 0xFF:
         return f"\\x{code:02x}"
-    return f"\\u{code:04x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def decode_tags(run: str) -> str:
+    """A run of tag characters as the ASCII it mirrors; a tag without an ASCII twin as its escape."""
+    return "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else _code(ord(c)) for c in run)
+
+
+def selector_bytes(run: str) -> bytes:
+    """The bytes a run of variation selectors carries: U+FE00-FE0F are 0-15, U+E0100-E01EF 16-255."""
+    return bytes(ord(c) - 0xFE00 if ord(c) <= 0xFE0F else ord(c) - 0xE0100 + 16 for c in run)
+
+
+def decode_selectors(run: str) -> str:
+    """What a run of variation selectors says: its bytes as UTF-8 text when they are, else as hex."""
+    data = selector_bytes(run)
+    try:
+        return '"' + one_line(data.decode("utf-8")) + '"'
+    except UnicodeDecodeError:
+        return " ".join(f"{b:02x}" for b in data)
+
+
+def _is_presentation(match: regex.Match[str]) -> bool:
+    """A single emoji presentation selector right after a symbol: ``⚠️``, drawn as it is."""
+    text, start = match.group(), match.start()
+    return (len(text) == 1 and text in _PRESENTATION and start > 0
+            and regex.match(r"\p{So}", match.string[start - 1]) is not None)
+
+
+def _escape(match: regex.Match[str]) -> str:
+    text = match.group()
+    first = ord(text[0])
+    if 0xE0000 <= first <= 0xE007F:
+        return f'⟨tags: "{decode_tags(text)}"⟩'
+    if 0xFE00 <= first <= 0xFE0F or 0xE0100 <= first <= 0xE01EF:
+        if _is_presentation(match):
+            return text
+        if len(text) == 1:
+            return _code(first)
+        return f"⟨variation selectors: {decode_selectors(text)}⟩"
+    return _code(first)
 
 
 def visible(text: str) -> str:
-    """``text`` with every control or direction-changing character shown as an escape."""
-    if text.isprintable():  # fast path: every character escaped below is non-printable
+    """``text`` with every control, format or invisible character shown (see the module's text)."""
+    if text.isascii() and text.isprintable():  # the fast path: nothing below touches printable ASCII
         return text
-    text = _UNSAFE.sub(_escape, text)
-    if _SURROGATE.search(text):
-        text = _SURROGATE.sub(_escape, text)
-    return text
+    return _ONE.sub(_escape, text)
 
 
 def one_line(text: str) -> str:
     """Like ``visible``, and newlines and tabs too, for one-line summaries."""
-    if text.isprintable():
+    if text.isascii() and text.isprintable():
         return text
-    text = _UNSAFE_LINE.sub(_escape, text)
-    if _SURROGATE.search(text):
-        text = _SURROGATE.sub(_escape, text)
-    return text
+    return _ONE_LINE.sub(_escape, text)
+
+
+def _unchanged(text: str) -> bool:
+    """True when ``visible`` leaves ``text`` as it is (only presentation selectors after symbols)."""
+    return all(_is_presentation(m) for m in _ONE.finditer(text))
 
 
 def already_visible(text: str) -> bool:
@@ -67,6 +124,8 @@ def already_visible(text: str) -> bool:
     remains are control bytes and the complete multi-byte sequences, in order, so decoding
     it gives exactly the non-ASCII characters for the one check that needs a regex.
     """
+    if text.isascii():
+        return text.isprintable() or _ANY.search(text) is None
     return utf8_already_visible(text.encode("utf-8", "surrogatepass"))
 
 
@@ -78,21 +137,33 @@ def utf8_already_visible(data: bytes) -> bool:
     if rest.translate(None, _HIGH):
         return False  # an ASCII control character
     others = rest.decode("utf-8", "surrogatepass")
-    return _UNSAFE.search(others) is None and _SURROGATE.search(others) is None
+    if _ANY.search(others) is None:
+        return True
+    # A presentation selector needs the character before it, which the deletion kept (it is non-ASCII).
+    return _unchanged(others)
 
 
-# What JSON leaves raw inside strings but a terminal may act on: DEL, C1, bidi, zero-width, surrogates.
-_JSON_RAW = re.compile("[\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+def _json_escape(match: regex.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+# What JSON leaves raw inside strings but a terminal may act on, or a person would not see.
+_JSON_RAW = regex.compile(rf"(?V1)[[{INVISIBLE_CLASS}]--[\x00-\x1f]]")
 
 
 def json_for_terminal(data: bytes) -> bytes:
     """JSON text as a terminal may safely receive it: the characters JSON leaves raw but a terminal
-    may act on are written as ``\\uXXXX`` escapes. The JSON value is the same (they can only occur
-    inside strings, and JSON already escapes every C0 control)."""
+    may act on (or a person would not see) are written as ``\\uXXXX`` escapes (a surrogate pair above
+    U+FFFF). The JSON value is the same (they can only occur inside strings, and JSON already escapes
+    every C0 control)."""
     if utf8_already_visible(data):
         return data
     text = data.decode("utf-8", "surrogatepass")
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+    return _JSON_RAW.sub(_json_escape, text).encode("utf-8")
 
 
 class VisibleStream:

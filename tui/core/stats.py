@@ -190,12 +190,12 @@ class Stats:
 NOT_A_RUN = ("unknown format", "empty file")
 
 
-def collect(paths: Iterable[str], progress: Callable[[Stats], None] | None = None,
-            load: Callable[[str], list[Run]] | None = None) -> Stats:
-    """Stream every run under ``paths`` into one ``Stats``; ``progress`` is called after each file."""
-    from tui.formats import load_runs
+def collect(paths: Iterable[str], progress: Callable[[Stats], None] | None = None, *,
+            load: Callable[[str], list[Run]]) -> Stats:
+    """Stream every run under ``paths`` into one ``Stats``; ``progress`` is called after each file.
 
-    loader = load or load_runs
+    ``load`` reads one file into its runs (``tui.formats.load_runs``: the core reaches no loader)."""
+    loader = load
     stats = Stats()
     for path, named in iter_files(paths):
         stats.files += 1

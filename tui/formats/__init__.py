@@ -2,17 +2,19 @@
 
 A format joins the registry by adding a module here that defines ``NAME``, ``DESCRIPTION``,
 ``sniff(doc) -> int`` (0: not this format; higher: more confident) and
-``load(doc) -> list[Run]``, and listing it in ``FORMAT_MODULES``. Detection reads the
+``load(doc) -> list[Run]`` (and optionally ``near_miss(doc) -> str | None``: what an almost-matching
+file lacks), and listing it in ``FORMAT_MODULES``; a package outside turnscope adds one through
+the ``turnscope.formats`` entry point group (``tui.formats.plugins``). Detection reads the
 content, never the file name; ``--format NAME`` forces one. ``open_runs`` is the one
 entry point the CLI, the app and the tests use.
 """
 
 from __future__ import annotations
 
-import gc
 import importlib
 from types import ModuleType
 
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.formats.document import Document, read_document
@@ -27,15 +29,26 @@ FORMAT_MODULES = [
     "tui.formats.claude_trace",
     "tui.formats.claude_code",
     "tui.formats.openai",
+    "tui.formats.codex",
+    "tui.formats.inspect_log",
+    "tui.formats.har",
+    "tui.formats.otel",
+    "tui.formats.langfuse",
+    "tui.formats.gemini",
 ]
 
 _loaded: list[ModuleType] | None = None
 
 
 def formats() -> list[ModuleType]:
+    """The built-in loaders, then the plug-ins (``tui.formats.plugins``: entry point group
+    ``turnscope.formats``); a broken plug-in is named in one warning and left out."""
     global _loaded
     if _loaded is None:
-        _loaded = [importlib.import_module(name) for name in FORMAT_MODULES]
+        from tui.formats.plugins import plugin_formats
+
+        builtin = [importlib.import_module(name) for name in FORMAT_MODULES]
+        _loaded = builtin + plugin_formats({m.NAME for m in builtin})
     return _loaded
 
 
@@ -50,6 +63,11 @@ def detect(doc: Document) -> ModuleType:
         if score > best_score:
             best, best_score = module, score
     if best is None:
+        for module in formats():  # a file that is almost one of the formats: say what it lacks
+            near = getattr(module, "near_miss", None)
+            what = near(doc) if near is not None else None
+            if what:
+                raise LoadError(doc.path, f"almost a '{module.NAME}' file, but {what} (--format NAME forces one)", 1, 1)
         doc.raise_unknown(format_names())
     return best
 
@@ -60,19 +78,13 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
 
     The cyclic garbage collector is paused while the file is parsed: a run is millions of
     acyclic objects, and letting the collector walk them again and again as they are
-    created costs a third of the parse. (Short-lived CLI verbs keep it off; see ``tui.cli``.
-    Nothing is frozen here: in the long-lived app a frozen generation would keep whatever
-    cyclic garbage existed at load time forever.)
+    created costs a third of the parse (``tui.core.collector`` holds the whole policy).
     """
-    paused = gc.isenabled()
-    gc.disable()
     try:
-        return _load_runs(path, fmt, system, tools, strict)
+        with collector.paused():
+            return _load_runs(path, fmt, system, tools, strict)
     except RecursionError:  # a format parsed by something other than orjson, nested past any sense
         raise LoadError(path, "nested too deeply to read (more levels than turnscope walks)") from None
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None, strict: bool) -> list[Run]:

@@ -8,6 +8,7 @@ model call with its exact request and its timing; pairs are grouped into convers
 (Claude Code's main thread, its subagents, and side calls such as quota probes and title
 generation are separate conversations), the longest first. claude-trace only masks the
 middle of credential headers; headers are never kept, so none of it reaches the run.
+``turnscope record`` writes the same lines (and ``partial`` on an exchange that did not finish).
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ DESCRIPTION = "claude-trace log (JSON lines of Messages API request/response pai
 def _is_pair(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("request"), dict) and "response" in value \
         and ("url" in value["request"] or "body" in value["request"])
+
+
+def exchange_from_line(value: Any, line: int) -> Exchange | None:
+    """The exchange one parsed line holds, or None when the line is no request/response pair."""
+    return _exchange(value, line) if _is_pair(value) else None
 
 
 def sniff(doc: Document) -> int:
@@ -71,6 +77,15 @@ def _iso(seconds: Any) -> str | None:
 
 
 def _exchange(pair: dict[str, Any], line: int) -> Exchange:
+    exchange = _read_pair(pair, line)
+    partial = pair.get("partial")
+    if partial and exchange.message is not None:
+        # ``turnscope record`` marks an exchange that did not finish: its answer never reached the agent
+        exchange.message, exchange.error = None, f"the exchange is partial: {partial}"
+    return exchange
+
+
+def _read_pair(pair: dict[str, Any], line: int) -> Exchange:
     where = f"line {line}"
     request, response = pair["request"], pair.get("response")
     raw_body = request.get("body")

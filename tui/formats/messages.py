@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core.errors import LoadError
-from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.core.run import RECONSTRUCTED, LoadWarning, ModelCall, Run, Source
 from tui.formats.document import Document
 from tui.formats.request import looks_openai
 
@@ -36,11 +36,11 @@ def is_request_param(key: str, value: Any) -> bool:
     return key in REQUEST_PARAMS
 
 
-def _is_message(value: Any) -> bool:
+def is_message(value: Any) -> bool:
     return isinstance(value, dict) and "role" in value
 
 
-def _is_header(value: Any) -> bool:
+def is_header(value: Any) -> bool:
     """A first line with system/tools/params and no messages of its own (a request body is not one)."""
     return (isinstance(value, dict) and "role" not in value and "messages" not in value
             and any(k in value for k in _HEADER_KEYS))
@@ -51,20 +51,23 @@ def sniff(doc: Document) -> int:
         value = doc.json_or_none()
         if isinstance(value, list) and value:
             runs = value if all(isinstance(v, list) for v in value) else [value]
-            if all(r and _is_message(r[0]) for r in runs):
+            if all(r and is_message(r[0]) for r in runs):
                 return 15 if any(looks_openai(r) for r in runs) else 40
         return 0
     if doc.head.startswith(b"{"):
         first = doc.first_line()
-        if _is_message(first) or _is_header(first):
+        if is_message(first) or is_header(first):
             return 15 if looks_openai([first]) else 40
-        if first is None and _is_message(doc.second_line()):
+        if first is None and is_message(doc.second_line()):
             return 30  # JSON lines with a broken first line: load the rest, warn about line 1
     return 0
 
 
-def _run(messages: list[Any], path: str, header: dict[str, Any], index: int, count: int,
-         warnings: list[LoadWarning]) -> Run:
+def run_from(messages: list[Any], path: str, header: dict[str, Any], index: int, count: int,
+             warnings: list[LoadWarning], calls: list[ModelCall] | None = None) -> Run:
+    """The run of ``messages``; ``calls`` when the caller already knows them (follow mode keeps
+    them as lines arrive), else one per assistant message. Only request fields of the header go
+    into the request; its other keys are the run's metadata."""
     params: dict[str, Any] = {}
     other: dict[str, Any] = {}
     inline = {k: v for k, v in header.items() if k not in ("system", "tools", "params")}
@@ -77,37 +80,37 @@ def _run(messages: list[Any], path: str, header: dict[str, Any], index: int, cou
                                 f"request fields): {', '.join(other)}", line=1), *warnings]
     return Run(messages=messages, system=header.get("system"), tools=header.get("tools"), params=params,
                source=Source(path=path, format=NAME, prefix=RECONSTRUCTED, run_index=index, run_count=count),
-               warnings=warnings, meta=meta)
+               warnings=warnings, calls=calls or [], meta=meta)
 
 
 def load(doc: Document) -> list[Run]:
     if doc.head.startswith(b"["):
         value = doc.json()
         runs = value if value and all(isinstance(v, list) for v in value) else [value]
-        if not any(_is_message(m) for r in runs for m in r):
+        if not any(is_message(m) for r in runs for m in r):
             item = next(iter(runs[0]), None) if runs and runs[0] else None
             raise doc.not_this_format(NAME, "item 0 has no 'role' key (a message list holds messages)" if item
                                       is not None else "the list is empty")
-        return [_run(r, doc.path, {}, k, len(runs), []) for k, r in enumerate(runs)]
+        return [run_from(r, doc.path, {}, k, len(runs), []) for k, r in enumerate(runs)]
     if not doc.head.startswith(b"{"):
         raise doc.not_this_format(NAME, "neither a JSON array of messages nor JSON lines")
     whole = doc.json_or_none() if b"\n" in doc.data.strip() else None
-    if isinstance(whole, dict) and not _is_message(whole):
+    if isinstance(whole, dict) and not is_message(whole):
         keys = ", ".join(repr(k) for k in list(whole)[:5])
         raise doc.not_this_format(NAME, f"one JSON object (keys {keys}) with no 'role' key, not one message per line")
     lines = list(doc.lines())
     header: dict[str, Any] = {}
-    if lines and _is_header(lines[0][1]):
+    if lines and is_header(lines[0][1]):
         header = lines.pop(0)[1]
         if not isinstance(header.get("params", {}), dict):
             raise LoadError(doc.path, "header 'params' must be an object", 1)
     messages = [value for _, value in lines]
-    if not any(_is_message(m) for m in messages) and (messages or not header):  # a header alone is a run of none
+    if not any(is_message(m) for m in messages) and (messages or not header):  # a header alone is a run of none
         number = lines[0][0] if lines else None
         raise doc.not_this_format(NAME, f"line {number} has no 'role' key (one message per line)" if lines
                                   else "no line is a message", number)
     warnings = list(doc.line_warnings)
     for number, value in lines:
-        if not _is_message(value):
+        if not is_message(value):
             warnings.append(LoadWarning("line is not a message (no role); kept as is", line=number))
-    return [_run(messages, doc.path, header, 0, 1, warnings)]
+    return [run_from(messages, doc.path, header, 0, 1, warnings)]

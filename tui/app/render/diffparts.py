@@ -18,10 +18,10 @@ from rich.text import Text
 
 from tui.app.render import styles as palette
 from tui.app.render.blocks import message_parts
-from tui.app.render.lines import Document, Part, Rows, Target
-from tui.core.view.run_view import summary_of
+from tui.app.render.lines import Document, Part, Rows, Target, wrap_text
 from tui.core.diff import Change
 from tui.core.safe import one_line
+from tui.core.view.run_view import summary_of
 
 SIDE, STACKED = "side", "stacked"
 #: Differing pairs shown open; the rest are one row each until opened.
@@ -113,7 +113,7 @@ class PairPart(Part):
             row.truncate(width, overflow="ellipsis")
             rows = [row]
         elif self.mode == SIDE:
-            half = max((width - len(SEPARATOR)) // 2, 10)
+            half = max((width - len(SEPARATOR)) // 2, 2)
             left = Document(side_parts(i, x, sign, "B"), half)
             right = Document(side_parts(k, y, sign, "A"), half)
             rows = []
@@ -124,25 +124,24 @@ class PairPart(Part):
             rows = []
             for label, doc_parts, needles in (("A", side_parts(i, x, sign, "B"), self.needles_a),
                                               ("B", side_parts(k, y, sign, "A"), self.needles_b)):
-                doc = Document(doc_parts, max(width - 4, 10))
+                doc = Document(doc_parts, max(width - 5, 2))  # " A │ " takes 5 cells
                 for r in range(len(doc)):
                     rows.append(Text.assemble((f" {label} │ " if r == 0 else "   │ ", palette.DIM),
                                               self._cell(doc, r, None, needles)))
         if self.open:
-            for c in self.changes:
+            for c in self.changes:  # each change whole, wrapped at words under its text
                 row = Text.assemble(("  " + sign + " ", palette.WARNING), c.describe(60))
-                row.truncate(width, overflow="ellipsis")
-                rows.append(row)
+                rows += [piece for piece, *_ in wrap_text(row, width, 4)]
         self._width, self._rows = width, rows
         return rows
 
     @staticmethod
     def _cell(doc: Document, r: int, width: int | None, needles: set[str]) -> Text:
-        text = doc.row(r).copy() if r < len(doc) else Text("")
-        if needles:
-            text.highlight_words(sorted(needles), palette.SOURCE, case_sensitive=True)
+        """Row ``r`` of one side, the changed values marked (on every row a wrap spread them over), padded to
+        ``width``: the side was laid out at that width, so nothing is cut."""
+        text = doc.marked(r, [(n, palette.SOURCE, True) for n in sorted(needles)]) if r < len(doc) else Text("")
         if width is not None:
-            text.truncate(width, overflow="ellipsis", pad=True)
+            text.pad_right(width - text.cell_len)
         return text
 
     def count(self, width: int) -> int:

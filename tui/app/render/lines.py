@@ -9,10 +9,12 @@ A row can carry a target: what Enter on that row opens or folds.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from itertools import accumulate
 from typing import Any, Sequence
 
+from rich.cells import cell_len, get_character_cell_size, split_graphemes
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
@@ -36,32 +38,144 @@ def segments(text: Text, console: Console) -> list[Segment]:
 
 
 def display(text: str) -> str:
-    """Run text as it is drawn: control characters visible, tabs as spaces."""
+    """Run text as it is drawn: ``\\r\\n`` a line end, control characters (a lone ``\\r`` too) visible,
+    tabs as spaces."""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
     return visible(text).replace("\t", "    ")
 
 
-def wrap_offsets(text: str, width: int, limit: int | None = None) -> list[tuple[int, int]]:
-    """Row spans of ``text`` at ``width`` columns: split at newlines, then at a space when one is near."""
-    width = max(width, 8)
+def fit(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` terminal cells: whole, or cut at a grapheme boundary with ``…`` (for
+    one-row summaries; a wide character or an emoji never half drawn)."""
+    if cell_len(text) <= cells:
+        return text
+    if cells <= 0:
+        return ""
+    spans, _ = split_graphemes(text[: cells * 4 + 8])
+    used, end = 0, 0
+    for _, stop, size in spans:
+        if used + size > cells - 1:
+            break
+        used, end = used + size, stop
+    return text[:end] + ("" if text[:end].endswith("…") else "…")
+
+
+#: A row may end just after one of these when no space is near (``src/app/`` ``main.py``, ``a,`` ``b``);
+#: not after a backslash, which starts the escapes of control characters.
+BREAK_AFTER = frozenset("-/,;:!?)]}>|&=+")
+
+
+def _fits(line: str, pos: int, width: int, ascii_: bool) -> int:
+    """The end of the longest run of whole graphemes of ``line`` from ``pos`` that fits in ``width`` cells
+    (at least one grapheme, so a row always moves on)."""
+    if ascii_:
+        return min(pos + width, len(line))
+    size = width * 4 + 8
+    while True:
+        spans, _ = split_graphemes(line[pos:pos + size])
+        whole = pos + size >= len(line)
+        used, end = 0, pos
+        for k, (_, stop, cells) in enumerate(spans):
+            if used + cells > width and end > pos:
+                return end
+            if not whole and k == len(spans) - 1:
+                break  # the piece's last grapheme may go on past it
+            used += cells
+            end = pos + stop
+        if whole:
+            return end
+        size *= 4
+
+
+def _break(line: str, pos: int, end: int) -> tuple[int, int]:
+    """Where a row of ``line`` from ``pos`` that may reach ``end`` ends, and where the next row starts: at the
+    last space (the spaces go between the rows), else just after the last punctuation (not inside a number
+    like ``8,900``), else at ``end`` (a token longer than the row is split there)."""
+    for k in range(end, pos, -1):
+        char = line[k]
+        if char == " ":
+            cut = k
+            while cut > pos and line[cut - 1] == " ":
+                cut -= 1
+            if cut == pos:
+                continue  # only spaces before it: breaking there would not move on
+            nxt = k
+            while nxt < len(line) and line[nxt] == " ":
+                nxt += 1
+            if nxt < len(line) and not get_character_cell_size(line[nxt]):
+                nxt -= 1  # a mark on the last space stays with it
+            return cut, nxt
+        before = line[k - 1]
+        if before in BREAK_AFTER and char.isalnum() and get_character_cell_size(char):  # before a word
+            if before in ",." and char.isdigit() and k >= 2 and line[k - 2].isdigit():
+                continue  # 8,900 and 3.14 are one token
+            return k, k
+    return end, end
+
+
+def wrap_offsets(text: str, width: int, limit: int | None = None, first: int | None = None) -> list[tuple[int, int]]:
+    """Row spans of ``text`` at ``width`` terminal cells: split at newlines, then at word boundaries.
+
+    Cells, not characters: a CJK character or an emoji takes two, a combining mark none, and a grapheme
+    (an emoji with its joiners and skin tone, a letter with its accents) is never split. Between two rows
+    there is a newline, the spaces a row broke at, or nothing (a token longer than the row); every other
+    character is on exactly one row, so the rows joined with those gaps give back ``text``. ``first``, when
+    given, is the width of the very first row (a hanging indent: the rows after it are ``width`` wide).
+    """
+    width = max(width, 1)  # a grapheme wider than the row still gets a row of its own
+    row_width = max(first, 1) if first is not None else width
     rows: list[tuple[int, int]] = []
     start, end_all = 0, len(text)
     while start <= end_all:
         end = text.find("\n", start)
         end = end_all if end < 0 else end
-        pos = start
-        while end - pos > width:
-            cut = text.rfind(" ", pos + width // 2, pos + width + 1)
-            nxt = cut + 1 if cut > 0 else pos + width
-            cut = cut if cut > 0 else pos + width
-            rows.append((pos, cut))
+        line = text[start:end] if start or end != end_all else text
+        pos, ascii_ = 0, line.isascii()
+        while pos < len(line) and (len(line) - pos > row_width
+                                   or (not ascii_ and cell_len(line[pos:]) > row_width)):
+            fit = _fits(line, pos, row_width, ascii_)
+            if fit >= len(line):
+                break
+            cut, nxt = _break(line, pos, fit)
+            rows.append((start + pos, start + cut))
+            row_width = width
             pos = nxt
             if limit is not None and len(rows) >= limit:
                 return rows
-        rows.append((pos, end))
+        rows.append((start + pos, end))
+        row_width = width
         if limit is not None and len(rows) >= limit:
             return rows
         start = end + 1
     return rows
+
+
+#: A mark drawn over a document's rows: (the text to mark, its style, whether case counts).
+Mark = tuple[str, "Style | str", bool]
+
+
+def mark_rows(text: Text, marks: Sequence[Mark]) -> Text:
+    """``text`` with every occurrence of each mark's text styled (for rows that are whole in themselves)."""
+    for needle, style, case_sensitive in marks:
+        if needle:
+            text.highlight_words([needle], style, case_sensitive=case_sensitive)
+    return text
+
+
+def mark_piece(row: Text, source: str, start: int, end: int, offset: int, marks: Sequence[Mark]) -> Text:
+    """Style, in ``row`` (which shows ``source[start:end]`` from character ``offset`` on), every part of a
+    mark's occurrence in ``source`` that falls on this row: a value split over two rows is marked on both."""
+    for needle, style, case_sensitive in marks:
+        if not needle:
+            continue
+        lo, hi = max(start - len(needle) + 1, 0), min(end + len(needle) - 1, len(source))
+        flags = 0 if case_sensitive else re.IGNORECASE
+        for found in re.finditer(re.escape(needle), source[lo:hi], flags):
+            s, e = max(lo + found.start(), start), min(lo + found.end(), end)
+            if s < e:
+                row.stylize(style, offset + s - start, offset + e - start)
+    return row
 
 
 class Part:
@@ -75,6 +189,10 @@ class Part:
     def row(self, k: int, width: int) -> Text:
         raise NotImplementedError
 
+    def marked(self, k: int, width: int, marks: Sequence[Mark]) -> Text:
+        """Row ``k`` with ``marks`` drawn (a copy: the row as laid out is kept)."""
+        return mark_rows(self.row(k, width).copy(), marks)
+
     def target_at(self, k: int) -> Target:
         return self.target
 
@@ -84,7 +202,8 @@ class Part:
 
 
 class Rows(Part):
-    """Fixed rows (headers, one-line summaries); each is wrapped to the width when it is longer."""
+    """Fixed rows (headers, one-line summaries); each is wrapped to the width when it is longer (at word
+    boundaries, never cropped), unless ``wrap`` is False (a folded summary: cut with an ellipsis)."""
 
     def __init__(self, rows: Sequence[Text], target: Target = None, targets: Sequence[Target] | None = None,
                  wrap: bool = True, breaks: Sequence[tuple[int, int] | None] | None = None):
@@ -96,25 +215,28 @@ class Rows(Part):
         self.target = target
         self.targets = targets
         self._width = -1
-        self._wrapped: list[tuple[int, Text]] = []
+        #: per row drawn: (the row it comes from, the text, its span in that row, the indent put before it)
+        self._wrapped: list[tuple[int, Text, int, int, int]] = []
 
-    def _layout(self, width: int) -> list[tuple[int, Text]]:
+    def _layout(self, width: int) -> list[tuple[int, Text, int, int, int]]:
         if width != self._width:
             self._width, out = width, []
             for n, text in enumerate(self.rows):
-                if text.cell_len <= width:
-                    out.append((n, text))
+                if text.cell_len <= width and "\n" not in text.plain:
+                    out.append((n, text, 0, len(text), 0))
                 elif not self.wrap:
                     cropped = text.copy()
                     cropped.truncate(width, overflow="ellipsis")
-                    out.append((n, cropped))
+                    out.append((n, cropped, 0, len(cropped), 0))
                 elif self.breaks is not None and self.breaks[n] is not None:
                     offset, indent = self.breaks[n]
-                    out.extend((n, piece) for piece in _wrap(text[:offset], width, indent))
-                    pad = Text(" " * indent)
-                    out.extend((n, pad + piece) for piece in _wrap(text[offset:], width - indent, 0))
+                    indent = min(indent, width // 2)
+                    out.extend((n, *piece) for piece in wrap_text(text[:offset], width, indent))
+                    rest = text[offset:]
+                    out.extend((n, piece, s + offset, e + offset, pad + indent) for piece, s, e, pad in
+                               wrap_text(rest, width - indent, 0, prefix=indent))
                 else:
-                    out.extend((n, piece) for piece in _wrap(text, width, 2))
+                    out.extend((n, *piece) for piece in wrap_text(text, width, min(2, width // 4)))
             self._wrapped = out
         return self._wrapped
 
@@ -124,6 +246,10 @@ class Rows(Part):
     def row(self, k: int, width: int) -> Text:
         return self._layout(width)[k][1]
 
+    def marked(self, k: int, width: int, marks: Sequence[Mark]) -> Text:
+        n, text, start, end, pad = self._layout(width)[k]
+        return mark_piece(text.copy(), self.rows[n].plain, start, end, pad, marks)
+
     def target_at(self, k: int) -> Target:
         if self.targets is None:
             return self.target
@@ -132,26 +258,27 @@ class Rows(Part):
     def row_of(self, target: Target) -> int | None:
         if self.targets is None:
             return super().row_of(target)
-        for k, (n, _) in enumerate(self._layout(self._width)):
+        for k, (n, *_) in enumerate(self._layout(self._width)):
             if self.targets[n] == target:
                 return k
         return None
 
 
-def _wrap(text: Text, width: int, indent: int) -> list[Text]:
-    """``text`` wrapped at ``width`` columns, every row after the first ``indent`` columns in."""
-    spans = wrap_offsets(text.plain, width - indent)
-    pieces = text.divide([e for _, e in spans[:-1]])
+def wrap_text(text: Text, width: int, indent: int, prefix: int = 0) -> list[tuple[Text, int, int, int]]:
+    """``text`` wrapped at ``width`` cells at word boundaries, every row after the first ``indent`` cells in
+    (the first row is ``prefix`` cells in). Each row: (its text with its styles, its span in ``text``, the
+    cells of indent before it)."""
+    spans = wrap_offsets(text.plain, width - indent, first=width)
     out = []
-    for m, piece in enumerate(pieces):
-        piece = piece.copy()
-        piece.rstrip()
-        out.append(piece if m == 0 else Text(" " * indent) + _lstrip1(piece))
+    for m, (start, end) in enumerate(spans):
+        piece = text[start:end]
+        pad = prefix if m == 0 else prefix + indent
+        out.append((Text(" " * pad) + piece if pad else piece, start, end, pad))
     return out
 
 
-def _lstrip1(text: Text) -> Text:
-    return text[1:] if text.plain.startswith(" ") else text
+#: Below this many cells beside the head, a block's text goes on rows of its own, under the head.
+MIN_BODY = 12
 
 
 class Wrapped(Part):
@@ -159,6 +286,8 @@ class Wrapped(Part):
 
     With ``limit`` it shows that many rows, then a fold row with ``note`` (the block's size)
     when there is more. ``text`` may be the start of a longer block (``cut``: it was cut).
+    When the width leaves less than ``MIN_BODY`` cells beside the head, the head takes rows of its own
+    and the text is two cells in.
     """
 
     def __init__(self, text: str, *, head: Text, indent: int, style: Style | str = "",
@@ -175,6 +304,8 @@ class Wrapped(Part):
         self.target = target
         self._width = -1
         self._spans: list[tuple[int, int]] = []
+        self._heads: list[Text] = []
+        self._pad = indent
         self._folded = False
 
     def pending(self, width: int) -> bool:
@@ -189,7 +320,16 @@ class Wrapped(Part):
         if width != self._width:
             if self.raw:
                 self.text, self.raw = display(self.text), False
-            avail = max(width - self.indent, 8)
+            blank = not self.head.plain.strip()
+            if width - self.indent >= MIN_BODY and self.head.cell_len <= self.indent:
+                self._heads, self._pad = [], self.indent
+            elif blank:
+                self._heads, self._pad = [], min(self.indent, max(width - MIN_BODY, min(2, width // 4)))
+            else:
+                head = self.head.copy()
+                head.rstrip()
+                self._heads, self._pad = [piece for piece, *_ in wrap_text(head, width, 2)], min(2, width // 4)
+            avail = max(width - self._pad, 1)
             probe = None if self.limit is None else self.limit + 1
             spans = wrap_offsets(self.text, avail, probe)
             self._folded = self.cut
@@ -201,18 +341,40 @@ class Wrapped(Part):
     def count(self, width: int) -> int:
         if self.pending(width):
             return 1
-        return len(self._layout(width)) + (1 if self._folded else 0)
+        spans = self._layout(width)
+        return len(self._heads) + len(spans) + (1 if self._folded else 0)
+
+    def _body(self, k: int, width: int) -> tuple[Text, int]:
+        """Row ``k`` and the character where its body text starts (-1: not a row of the text)."""
+        if self.pending(width):
+            return Text(fit(self.head.plain + f"expanding {len(self.text):,} characters …", width), "dim italic"), -1
+        spans = self._layout(width)
+        heads = len(self._heads)
+        if k < heads:
+            return self._heads[k], -1
+        k -= heads
+        pad = Text(" " * self._pad)
+        if k >= len(spans):
+            room = width - self._pad
+            note = next((n for n in (f"… {self.note} · enter: expand", f"… {self.note}", "… more") if cell_len(n) <= room),
+                        "…")
+            return Text.assemble(pad, (fit(note, room), "dim italic")), -1
+        start, end = spans[k]
+        lead = pad
+        if k == 0 and not heads and self.head.plain.strip():
+            lead = self.head.copy()
+            lead.pad_right(self._pad - lead.cell_len)
+        return lead + Text(self.text[start:end], style=self.style), len(lead)
 
     def row(self, k: int, width: int) -> Text:
-        pad = Text(" " * self.indent)
-        if self.pending(width):
-            return self.head.copy() + Text(f"expanding {len(self.text):,} characters …", "dim italic")
-        spans = self._layout(width)
-        if k >= len(spans):
-            return Text.assemble(pad, (f"… {self.note} · enter: expand", "dim italic"))
-        start, end = spans[k]
-        body = Text(self.text[start:end], style=self.style)
-        return (self.head.copy() if k == 0 else pad) + body
+        return self._body(k, width)[0]
+
+    def marked(self, k: int, width: int, marks: Sequence[Mark]) -> Text:
+        text, offset = self._body(k, width)
+        if offset < 0:
+            return mark_rows(text.copy(), marks)
+        start, end = self._spans[k - len(self._heads)]
+        return mark_piece(text, self.text, start, end, offset, marks)
 
 
 class Document:
@@ -236,6 +398,13 @@ class Document:
     def row(self, y: int) -> Text:
         found = self.locate(y)
         return found[0].row(found[1], self.width) if found else Text("")
+
+    def marked(self, y: int, marks: Sequence[Mark]) -> Text:
+        """Row ``y`` with ``marks`` drawn on it, a mark split over rows marked on each (a copy)."""
+        if not marks:
+            return self.row(y).copy()
+        found = self.locate(y)
+        return found[0].marked(found[1], self.width, marks) if found else Text("")
 
     def target(self, y: int) -> Target:
         found = self.locate(y)

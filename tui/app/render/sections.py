@@ -95,7 +95,10 @@ def tools_parts(req: RequestAt, open_: bool, schemas: set[int]) -> list[Part]:
         if tool.get("type") not in (None, "custom"):
             row.append(f"  type {one_line(str(tool.get('type')))}", palette.DIM)
         parts.append(Rows([row], schema_target, wrap=False))
-        if t in schemas:
+        if t in schemas:  # the description whole (its own line breaks), then the schema
+            description = tool.get("description")
+            if isinstance(description, str) and description:
+                parts.append(text_part(description, Text(" " * INDENT), schema_target, True, 0))
             schema = {k: v for k, v in tool.items() if k not in ("name", "description")}
             parts.append(text_part(_json(schema, indent=True), Text(" " * INDENT), schema_target, True, 0,
                                    palette.CODE))

@@ -1,8 +1,9 @@
 """Rows of the request pane that say where the values in message N's tool calls came from.
 
 Under an assistant turn with ``tool_use`` blocks: for each block, each input value with its
-source (message index and producer, block, jq-style path) — or, flagged, **not in the prefix:
-produced by the model**. A sourced row's target is ``("source", N, k)``: Enter on it goes to
+source (message index and producer, block, jq-style path) — or, as a provenance note, **not in
+the prefix: produced by the model** (or "not found in the messages" when the source did not record
+the system prompt and tools). Words the model writes (descriptions, commands) are not flagged. A sourced row's target is ``("source", N, k)``: Enter on it goes to
 the source message with the value marked (``tui.core.provenance.source_text``). Built from a
 ``Trace`` computed in a worker; until it arrives one row says so.
 """
@@ -13,13 +14,13 @@ from rich.text import Text
 
 from tui.app.render import styles as palette
 from tui.app.render.lines import Part, Rows
-from tui.core.view.run_view import RunView
 from tui.core import jsonio
-from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Trace
+from tui.core.provenance import TOOL_USE_TYPES, Trace, not_found
 from tui.core.run import blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import preview
 from tui.core.valueindex import Place
+from tui.core.view.run_view import RunView
 
 HEADING = "Where the tool inputs came from"
 
@@ -72,9 +73,11 @@ def trace_parts(view: RunView, n: int, trace: Trace | None) -> list[Part]:
             target = None
             if v.trivial:
                 row.append("(trivial: not traced)", palette.DIM)
+            elif v.source is None and v.prose:
+                row.append("(words the model wrote: not flagged)", palette.DIM)
             elif v.source is None:
-                mark, style = palette.MARK["warning"]
-                row.append(f"{mark} {NOT_IN_PREFIX}", style)
+                mark, style = palette.MARK["note"]
+                row.append(f"{mark} note: {not_found(view.run)}", style)
             else:
                 row.append("← " + where(view, v.source))
                 if v.by_model:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingsMap
+from textual.binding import BindingsMap
 from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static
 
+from tui.app import keys
 from tui.app.render import styles as palette
 
 
@@ -23,7 +24,7 @@ class PromptScreen(ModalScreen[str | None]):
     """Ask for one line; dismiss with the text (or None when cancelled)."""
 
     HELP = "Type and press Enter; Escape cancels."
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    BINDINGS = keys.PROMPT
     answer = getters.query_one("#prompt-input", Input)
 
     def __init__(self, question: str, placeholder: str = "", value: str = "", *, name: str | None = None) -> None:
@@ -93,8 +94,8 @@ def help_text(screen: Screen) -> Text:
         text.append(_title(node) + "\n", palette.HEADING)
         if about:
             text.append(about + "\n", palette.DIM)
-        for keys, description in rows:
-            text.append(f"  {keys:<16}", "bold")
+        for shown_keys, description in rows:
+            text.append(f"  {shown_keys:<16}", "bold")
             text.append(f" {description}\n")
         text.append("\n")
     text.append("Also: tab / shift+tab move the focus, ctrl+p opens the command palette "
@@ -107,11 +108,7 @@ class HelpScreen(ModalScreen[None]):
     """All keys, and what each part of the screen is for."""
 
     HELP = "This list. Escape, q or ? closes it."
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="help.close"),
-        Binding("q", "close", "Close", show=False, id="help.close.q"),
-        Binding("question_mark", "close", "Close", show=False, id="help.close.question"),
-    ]
+    BINDINGS = keys.HELP
 
     def __init__(self, below: Screen) -> None:
         super().__init__()

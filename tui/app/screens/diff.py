@@ -16,18 +16,17 @@ import os
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.diffparts import SIDE
-from tui.app.screens.stepper import short_path
-from tui.app.widgets.cursor_rows import vim_bindings
 from tui.app.widgets.diff_view import DiffView
 from tui.core.diff import Change, RunDiff, aligned, diff_runs
+from tui.core.paths import short_path
 from tui.core.run import Run
 from tui.core.safe import one_line
 
@@ -37,7 +36,7 @@ class ChangesList(OptionList):
 
     HELP = ("Every change from the first divergence on: [index.block] kind path: before -> after "
             "([request] for the system prompt, tools and params). Enter shows it in the runs above.")
-    BINDINGS = vim_bindings("changes")
+    BINDINGS = keys.CHANGES
 
 
 class DiffScreen(Screen):
@@ -45,12 +44,7 @@ class DiffScreen(Screen):
 
     HELP = ("The diff of two runs from their first divergence: the runs message beside message (A | B, or "
             "A above B when narrow) and the list of changes. tab moves between them.")
-    BINDINGS = [
-        Binding("n", "change(1)", "Next change", id="diff.next_change"),
-        Binding("p", "change(-1)", "Previous change", id="diff.prev_change"),
-        Binding("s", "switch", "Side by side/stacked", id="diff.switch"),
-        Binding("escape", "close", "Back", id="diff.back"),
-    ]
+    BINDINGS = keys.DIFF
 
     header = getters.query_one("#diff-header", Static)
     diff_view = getters.query_one("#diff-view", DiffView)

@@ -1,7 +1,8 @@
-"""The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code sessions.
+"""The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code and Codex sessions.
 
 The lists are gathered in a worker (session files are read to count their messages) and
-shown in one ``OptionList`` with a heading per section. Enter posts ``RunChosen``; the app
+shown in one ``OptionList`` with a heading per section; a run written to in the last minute is
+marked ``live`` and opened following. Enter posts ``RunChosen``; the app
 loads the file in a worker and, if it cannot, the reason appears here on one line.
 """
 
@@ -13,19 +14,22 @@ from pathlib import Path
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import app_messages as events
+from tui.app import keys
 from tui.app.render import styles as palette
-from tui.app.sources import SAMPLES, Entry, claude_entries, claude_projects, recent_entries, sample_entries
-from tui.app.widgets.cursor_rows import vim_bindings
+from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, codex_entries, gemini_entries,
+                             recent_entries, sample_entries)
 from tui.core.safe import one_line
 
-SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions"}
+SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions",
+            "codex": "Codex sessions (codex format, reconstructed prefixes)", "gemini": "Gemini CLI sessions"}
+#: Sections left out when they find nothing (most machines have no Codex or Gemini CLI sessions).
+OPTIONAL = ("codex", "gemini")
 
 
 def _when(stamp: float | None) -> str:
@@ -36,14 +40,14 @@ class RunOptions(OptionList):
     """The runs to choose from."""
 
     HELP = "Runs to open: Up/Down (j/k) move, Enter opens. A file holding several runs lists them first."
-    BINDINGS = vim_bindings("picker")
+    BINDINGS = keys.PICKER_LIST
 
 
 class PickerScreen(Screen):
     """Choose a run to step through."""
 
     HELP = "The run picker: bundled samples, runs opened before, and Claude Code sessions found on this machine."
-    BINDINGS = [Binding("r", "rescan", "Rescan", id="picker.rescan")]
+    BINDINGS = keys.PICKER
     options = getters.query_one("#runs", RunOptions)
     notice = getters.query_one("#picker-notice", Static)
 
@@ -79,7 +83,10 @@ class PickerScreen(Screen):
 
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home)
+        # With a Claude home given (tests), Gemini's is looked for beside it, never in the user's home.
+        gemini_home = self.claude_home.parent if self.claude_home is not None else None
+        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) \
+            + codex_entries() + gemini_entries(gemini_home)
         self.post_message(self.Scanned(entries))
 
     def on_picker_screen_scanned(self, event: Scanned) -> None:
@@ -87,6 +94,8 @@ class PickerScreen(Screen):
         self.entries.clear()
         for section, heading in SECTIONS.items():
             found = [e for e in event.entries if e.section == section]
+            if not found and section in OPTIONAL:
+                continue
             width = min(max((len(e.label) for e in found), default=0), 40)
             options.append(Option(Text(heading, palette.HEADING), disabled=True))
             if not found:
@@ -95,6 +104,8 @@ class PickerScreen(Screen):
                 option_id = f"{section}-{k}"
                 self.entries[option_id] = entry
                 prompt = Text.assemble("  ", (entry.label.ljust(width), "bold"))
+                if entry.live:
+                    prompt.append("  live", "bold reverse")
                 if entry.when:
                     prompt.append("  " + _when(entry.when))
                 prompt.append("  " + entry.detail, palette.DIM)
@@ -119,7 +130,7 @@ class PickerScreen(Screen):
         entry = self.entries.get(event.option.id or "")
         if entry is not None:
             self.notice.update(Text(f"opening {one_line(entry.path)} …", palette.NOTE))
-            self.post_message(events.RunChosen(entry.path, entry.run))
+            self.post_message(events.RunChosen(entry.path, entry.run, follow=entry.live))
 
     def show_error(self, text: str) -> None:
         """Attributes down: a file could not be opened; say why on one line."""

@@ -7,14 +7,13 @@ import os
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app import keys
 from tui.app.render import styles as palette
-from tui.app.widgets.cursor_rows import vim_bindings
 from tui.core.run import Run
 from tui.core.safe import one_line
 
@@ -23,7 +22,7 @@ class RunListScreen(Screen):
     """One option per run: its index, message and model-call counts, and its first words."""
 
     HELP = "The runs in this file. Enter steps through the highlighted one; Escape goes back."
-    BINDINGS = [Binding("escape", "back", "Back", id="runs.back"), *vim_bindings("runs")]
+    BINDINGS = keys.RUNS
     options = getters.query_one("#run-options", OptionList)
 
     class Picked(Message):

@@ -12,19 +12,18 @@ Everything is drawn with the Line API, only the rows on screen.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Sequence
 
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.blocks import FOLD_ROWS, OUTPUT_ROWS
-from tui.app.render.lines import Document, Part, Rows, Target
-from tui.app.widgets.cursor_rows import fold_bindings
+from tui.app.render.lines import Document, Mark, Part, Rows, Target
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts
 from tui.core.producers import producer_at
@@ -44,10 +43,10 @@ class Paired(Part):
         self._docs: tuple[Document, Document] | None = None
 
     def _layout(self, width: int) -> tuple[Document, Document, int]:
-        half = max((width - len(GAP)) // 2, 10)
+        half = max((width - len(GAP)) // 2, 2)
         if width != self._width or self._docs is None:
             self._width = width
-            self._docs = (Document(self.left, half), Document(self.right, max(width - len(GAP) - half, 10)))
+            self._docs = (Document(self.left, half), Document(self.right, max(width - len(GAP) - half, 2)))
         return self._docs[0], self._docs[1], half
 
     def count(self, width: int) -> int:
@@ -55,14 +54,18 @@ class Paired(Part):
         return max(len(left), len(right))
 
     def row(self, k: int, width: int) -> Text:
+        return self.marked(k, width, [])
+
+    def marked(self, k: int, width: int, marks: Sequence[Mark]) -> Text:
+        """Row ``k``: both sides, each laid out at its own width (so nothing is cut), marks drawn on each."""
         left, right, half = self._layout(width)
-        cell = left.row(k).copy() if k < len(left) else Text("")
-        cell.truncate(half, overflow="ellipsis", pad=True)
+        cell = left.marked(k, marks) if k < len(left) else Text("")
+        cell.pad_right(half - cell.cell_len)
         text = Text()  # no base style: each side keeps its own
         text.append(cell)
         text.append(GAP, palette.DIM)
         if k < len(right):
-            text.append(right.row(k))
+            text.append(right.marked(k, marks))
         return text
 
 
@@ -71,7 +74,7 @@ class PairedView(LineView):
 
     HELP = ("Original (left) and branch (right) from the branch index, aligned by message index. Up/Down "
             "(j/k), PgUp/PgDn, Home/End scroll both sides together.")
-    BINDINGS = fold_bindings("pair")
+    BINDINGS = keys.PAIR_ROWS
 
     def action_toggle(self) -> None:
         self.screen.toggle(self.target())  # type: ignore[attr-defined]
@@ -83,12 +86,7 @@ class SideBySideScreen(Screen):
     HELP = ("Original and branch side by side from the branch index, aligned by message index. n/p jump a "
             "message, Enter opens every block of it on both sides; at 80 columns one side shows at a time "
             "and x switches. Escape goes back.")
-    BINDINGS = [
-        Binding("n", "jump(1)", "Next message", id="pair.next"),
-        Binding("p", "jump(-1)", "Previous message", id="pair.prev"),
-        Binding("x", "switch", "Switch side", id="pair.switch"),
-        Binding("escape", "back", "Back", id="pair.back"),
-    ]
+    BINDINGS = keys.PAIR
     header = getters.query_one("#pair-header", Static)
     view = getters.query_one("#pair-view", PairedView)
 

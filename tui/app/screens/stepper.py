@@ -1,10 +1,15 @@
-"""The stepper: the message list beside the request for message N, and the Raw, Account, Problems views.
+"""The stepper: the message list beside the request for message N, and the Raw, Account, Problems, Tokens views.
 
+One class, in sections: layout, the index, messages up, keys, the review analyses, branch.
 The screen owns the index N. Widgets post what the user did (``MessageList.Moved``,
 ``ProblemsView.Jump``); the screen sets N and hands it down to the list, the header and
 the visible view. Keys that act on the whole run (model calls, findings, search, go to,
-views, copy) are bindings here; the slow ones (grammar check, search, serialising a
-body) run in workers and come back as messages.
+views, copy, diff, branch) are bindings (``tui.app.keys.STEPPER``); the slow ones (grammar
+check, search, serialising a body, token report, provenance) run in workers and come back
+as typed messages (``tui.app.app_messages``) handled on the UI thread; no worker touches a
+widget. The background analyses wait while the user steps (``IDLE`` seconds of quiet).
+Other screens (diff, branch editor, branch tree) are asked for with ``Open*`` messages;
+the app builds them.
 """
 
 from __future__ import annotations
@@ -12,54 +17,65 @@ from __future__ import annotations
 import os
 
 from rich.text import Text
-from textual import getters, on
+from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
+from textual.worker import get_current_worker
 
 from tui.app import app_messages as events
-from tui.app.command_palette import GoToProvider
-from tui.core.view.run_view import RunView
-from tui.app.screens.actions import STEPPER_BINDINGS, StepperActions
-from tui.app.screens.analysis_actions import AnalysisActions, DiffProvider, with_analysis_bindings
-from tui.app.screens.branch_actions import BRANCH_BINDINGS, BranchActions
+from tui.app import keys
+from tui.app.command_palette import DiffProvider, GoToProvider
+from tui.app.footer_fit import FittedFooter
+from tui.app.render import styles as palette
+from tui.app.screens.dialogs import PromptScreen
+from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
+from tui.app.widgets.follow_watch import FollowStarted, FollowWatch
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.tokens_view import TokensView
+from tui.core.errors import LoadError, UsageError
+from tui.core.grammar import check_run
+from tui.core.paths import short_path
+from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
+from tui.core.content_check import content_findings
+from tui.core.grammar.findings import sort_findings
+from tui.core.search import Matches, search
+from tui.core.view.analyses import Stopped
+from tui.core.view.run_view import RunView
 from tui.core.words import counted
+from tui.formats.follow import Following
+
+#: Seconds without a step before the background analyses go on.
+IDLE = 0.3
 
 VIEWS = ("request", "raw", "account", "problems", "tokens")
+#: The list's share of a wide screen (percent) and its rows on a narrow one: the default, the bounds, a step.
+SPLIT_WIDE, SPLIT_WIDE_RANGE, SPLIT_WIDE_STEP = 46, (15, 85), 8
+SPLIT_NARROW, SPLIT_NARROW_RANGE, SPLIT_NARROW_STEP = 7, (3, 40), 3
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
 SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view"}
 
 
-def short_path(path: str) -> str:
-    """``path`` relative to the working directory when under it, else with ``~`` for home."""
-    if not path:
-        return "(no file)"
-    absolute = os.path.abspath(path)
-    relative = os.path.relpath(absolute)
-    if not relative.startswith(".."):
-        return relative
-    home = os.path.expanduser("~")
-    return "~" + absolute[len(home):] if absolute.startswith(home + os.sep) else absolute
 TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens"}
 
 
-class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
+class StepperScreen(FittedFooter, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5). D diffs the run against another file. b edits the request "
+            "what each request cost in tokens (5). + and - move the split between them, f zooms the focused side "
+            "to the whole screen (f again: both). D diffs the run against another file. b edits the request "
             "at N and re-runs the model from there (a branch); B lists the run's branches.")
-    BINDINGS = with_analysis_bindings([*STEPPER_BINDINGS, *BRANCH_BINDINGS])
-    COMMANDS = {GoToProvider, DiffProvider}
+    BINDINGS = keys.STEPPER
+    FOOTER_DROP = keys.STEPPER_FOOTER_DROP
+    COMMANDS = {GoToProvider, DiffProvider, ShareProvider}
 
     header = getters.query_one("#run-header", Static)
     tabs = getters.query_one("#tabs", Static)
@@ -72,12 +88,20 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     problems = getters.query_one("#problems", ProblemsView)
     tokens_view = getters.query_one("#tokens", TokensView)
 
-    def __init__(self, view: RunView, at: int = 0, view_name: str = "request") -> None:
+    def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
+                 following: Following | None = None) -> None:
         super().__init__()
         self.view = view
         self.index = max(0, min(at, view.rows - 1))
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
+        self.following = following  # follow mode: the file is watched and the run grows (F)
+        if following is not None:
+            following.looked(self.index)
+        self._checked = view.total  # the messages the findings shown cover (follow mode grows the run)
+        self._recheck = None
+        #: The list's share of a wide screen, its rows on a narrow one, and which side is zoomed (``+ - f``).
+        self.split_share, self.split_rows, self.zoomed = SPLIT_WIDE, SPLIT_NARROW, None
 
     def compose(self) -> ComposeResult:
         # The header, tabs and status lines get their text now, and the screen its breakpoint
@@ -97,6 +121,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
                     yield TokensView(self.view, id="tokens")
         yield Static(self.status_text(), id="status")
         yield Footer()
+        if self.following is not None:
+            yield FollowWatch(self.following)
 
     def on_mount(self) -> None:
         self.message_list.focus()
@@ -123,6 +149,8 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
     def go_to(self, index: int) -> None:
         """Make ``index`` the current message everywhere."""
         self.index = max(0, min(index, self.view.rows - 1))
+        if self.following is not None:
+            self.following.looked(self.index)
         self.hold_analyses()  # background work waits while the user steps
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
@@ -155,6 +183,10 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         run = view.run
         source = run.source
         text = Text()
+        following = self.following
+        if following is not None and following.on:  # first: it must show at 80 columns too
+            text.append("following", "bold reverse")
+            text.append(f" · {following.unseen} new · " if following.unseen else " · ", "bold")
         if n >= view.total:
             text.append(f"next request after {counted(view.total, 'message')}", "bold")
         else:
@@ -169,9 +201,12 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
                 kind, "produced by no recorded call")
             text.append(f" · {whose} ({calls} model call{'s' * (calls != 1)})")
         call = run.call_for(n)
-        exact = run.exact or (call is not None and call.request is not None)
+        recorded = call is not None and call.request is not None
+        converted = recorded and bool(call.request.converted) and not run.exact
+        exact = run.exact or (recorded and not converted)
         text.append(" · ")
-        text.append("exact" if exact else "reconstructed", "bold green" if exact else "bold yellow")
+        word_of = "exact" if exact else "converted" if converted else "reconstructed"
+        text.append(word_of, "bold green" if exact else "bold yellow")
         text.append(f"{word} · ")
         where += f"#{source.run_index}" if source.run_count > 1 else ""
         text.append(one_line(where), "bold")
@@ -181,11 +216,14 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
 
     def on_resize(self) -> None:
         self.header.update(self.header_text(), layout=False)
+        if self.zoomed or self.split_share != SPLIT_WIDE or self.split_rows != SPLIT_NARROW:
+            self.call_after_refresh(self.apply_split)
 
     def tabs_text(self, name: str) -> Text:
         counts = ""
         if self.view.findings is not None:
-            counts = f" ({len(self.view.findings) + len(self.view.analyses.unsourced or [])})"
+            errors, warnings, notes = self.view.counts()
+            counts = f" ({errors + warnings}{f' +{notes} notes' if notes else ''})"
         tabs = Text()
         for n, key in enumerate(VIEWS, 1):
             label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
@@ -218,18 +256,21 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
         if view.findings is None:
             text.append("checking the run …", "italic")
         else:
-            errors = sum(1 for f in view.findings if f.severity == "error")
-            warnings = len(view.findings) - errors
-            text.append(f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
-                        "bold red" if errors else "")
+            errors, warnings, unsourced = view.counts()
+            text.append(f"{palette.MARK['error'][0] + ' ' if errors else ''}{errors} error{'s' * (errors != 1)}",
+                        palette.ERROR if errors else "")
+            text.append(", ")
+            text.append(f"{palette.MARK['warning'][0] + ' ' if warnings else ''}{warnings} "
+                        f"warning{'s' * (warnings != 1)}", palette.WARNING if warnings else "")
             cut = view.run.meta.get("cut_off")
             if isinstance(cut, dict):
                 text.append(f" (line {cut.get('line')} cut off)", "bold")
-            unsourced = len(view.analyses.unsourced or [])
             if unsourced:
-                text.append(f", {unsourced} provenance warning{'s' * (unsourced != 1)}", "bold")
+                text.append(f" · {unsourced} provenance note{'s' * (unsourced != 1)}", palette.NOTE_MARK)
             if view.findings or unsourced:
                 text.append("  ] [ next/previous finding", "dim")
+            if self._checked < view.total:
+                text.append(f"  (checked up to message {self._checked - 1}; again when the file is quiet)", "italic")
         if self.matches is not None:
             text.append("   search " + one_line(self.matches.describe()))
             if self.matches.rows:
@@ -268,3 +309,358 @@ class StepperScreen(AnalysisActions, BranchActions, StepperActions, Screen):
             self.go_to(found)
         self.describe_status()
         self.refresh_bindings()
+
+    # -- follow mode (``tui.formats.follow`` holds the logic) ----------------------------
+
+    def on_follow_watch_updated(self, event: FollowWatch.Updated) -> None:
+        """More of the file arrived: the run grows under the cursor, which moves on only from the end."""
+        assert self.following is not None
+        before = self.view.total
+        self.view.grow(self.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        if event.update.notice:
+            self.notify(one_line(event.update.notice), title="Following", severity="warning", markup=False)
+        index = self.following.cursor(self.index, before)
+        if index != self.index or event.update.reloaded or self.index >= self.view.total:
+            self.go_to(index)
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self._check_again()
+
+    def on_follow_watch_failed(self, event: FollowWatch.Failed) -> None:
+        self.notify(one_line(event.problem), title="Following", severity="error", markup=False)
+
+    def _check_again(self) -> None:
+        """The grammar check again once the file has been quiet for 2 seconds: on a long run the check
+        holds the interpreter for most of a second, which would slow every step if it ran on each
+        line; until then the status line says how far the findings go."""
+        if self._recheck is not None:
+            self._recheck.stop()
+        self._recheck = self.set_timer(2.0, self._check_now)
+        self.describe_status()
+
+    def _check_now(self) -> None:
+        self._checked = self.view.total
+        self.check_run()
+
+    def action_follow(self, on: bool) -> None:
+        """F: follow the file (and go to its end, as ``less +F``), or stop following."""
+        if self.following is None:
+            self.notify("reading the file to follow it …", title="Following", markup=False, timeout=2)
+            self.start_following()
+            return
+        self.following.on = on
+        if on:
+            self.go_to(self.view.total - 1)
+            self.query_one(FollowWatch).poll_now()
+        else:
+            self.header.update(self.header_text(), layout=False)
+        self.refresh_bindings()
+
+    def on_follow_started(self, event: FollowStarted) -> None:
+        self.following = event.following
+        self.mount(FollowWatch(event.following))
+        self.view.grow(event.following.run)
+        self.raw.run = self.view.run
+        self.message_list.rows_changed()
+        self.go_to(self.view.total - 1)
+        self.refresh_bindings()
+
+    # -- keys (``keys.STEPPER``) -----------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="findings")
+    def check_run(self) -> None:
+        run = self.view.run
+        self.post_message(events.FindingsReady(sort_findings([*check_run(run), *content_findings(run)])))
+
+    @work(thread=True, exclusive=True, group="follow-start")
+    def start_following(self) -> None:
+        from tui.formats.follow import Follower
+
+        source = self.view.run.source
+        try:
+            follower = Follower(source.path, **self.app.load_options.kwargs())
+        except (LoadError, UsageError, OSError) as exc:
+            text = exc.line_text() if isinstance(exc, LoadError) else str(exc)
+            self.app.call_from_thread(self.notify, one_line(text), title="Cannot follow", severity="error",
+                                      markup=False)
+            return
+        self.post_message(FollowStarted(Following(follower, source.run_index)))
+
+    @work(thread=True, exclusive=True, group="search")
+    def run_search(self, query: str, origin: int) -> None:
+        worker = get_current_worker()
+        hits = search(self.view.run, query, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(events.SearchDone(Matches(query, hits), origin))
+
+    @work(thread=True, exclusive=True, group="copy")
+    def copy_request(self, index: int) -> None:
+        body = request_json(self.view.run, index)
+        self.post_message(events.CopyReady(index, body.decode("utf-8", "surrogateescape")))
+
+    def on_copy_ready(self, event: events.CopyReady) -> None:
+        self.app.copy_to_clipboard(event.text)
+        size = len(event.text.encode("utf-8", "surrogatepass"))
+        note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
+        wording = request_at(self.view.run, event.index).wording
+        self.notify(f"Copied the request body for message {event.index} ({wording}): {size:,} bytes, via OSC 52{note}",
+                    title="Copied", markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "match":
+            return self.matches is not None and bool(self.matches.rows)
+        if action == "finding":
+            return bool(self.view.findings) or bool(self.view.analyses.unsourced)
+        if action == "back":
+            return len(self.app.screen_stack) > 2
+        if action == "follow":  # F stops while following (and shows so), starts otherwise
+            following = self.following is not None and self.following.on
+            return bool(parameters[0]) != following
+        return True
+
+    def _go_or_say(self, found: int | None, step: int, what: str) -> None:
+        """Go to ``found``, or say there is no later (earlier) ``what``."""
+        if found is None:
+            self.notify(f"No {'later' if step > 0 else 'earlier'} {what}.", timeout=2)
+        else:
+            self.go_to(found)
+
+    def action_call(self, step: int) -> None:
+        self._go_or_say(self.view.next_call(self.index, step), step, "model call")
+
+    def action_edge(self, step: int) -> None:
+        self.go_to(0 if step < 0 else max(self.view.total - 1, 0))
+
+    def action_finding(self, step: int) -> None:
+        self._go_or_say(self.view.next_finding(self.index, step), step, "finding")
+
+    def action_match(self, step: int) -> None:
+        if self.matches is None:
+            return
+        found = self.matches.step(self.index, step)
+        if found is not None:
+            self.go_to(found)
+        self.describe_status()
+
+    def action_goto(self) -> None:
+        last = self.view.total
+
+        def answer(value: str | None) -> None:
+            if value is None or not value.strip():
+                return
+            try:
+                n = int(value.strip())
+            except ValueError:
+                self.notify(f"Not an index: {value[:40]!r}", severity="error", markup=False)
+                return
+            n = n + last if n < 0 else n
+            if not 0 <= n <= last:
+                self.notify(f"No message {value.strip()[:20]}: the run has 0..{last - 1} (and {last}, the next request)",
+                            severity="error", markup=False)
+                return
+            self.go_to(n)
+
+        self.app.push_screen(PromptScreen(f"Go to message (0..{last - 1}, {last} is the next request)",
+                                          placeholder="index"), answer)
+
+    def action_search(self) -> None:
+        def answer(value: str | None) -> None:
+            if value:
+                self.status.update(Text(f"searching every block for {one_line(value[:60])!r} …", "italic"))
+                self.run_search(value, self.index)
+
+        previous = self.matches.query if self.matches is not None else ""
+        self.app.push_screen(PromptScreen("Search every block (text, thinking, tool names, inputs and results)",
+                                          placeholder="words", value=previous), answer)
+
+    def action_toggle(self, section: str) -> None:
+        if self.view_name != "request":
+            self.show_view("request")
+        self.request.toggle((section,))
+
+    def action_view(self, name: str) -> None:
+        self.show_view(name)
+
+    def action_split(self, step: int) -> None:
+        """Move the split between the list and the views (wider/taller list with 1, narrower with -1)."""
+        if self.has_class("-narrow"):
+            low, high = SPLIT_NARROW_RANGE
+            self.split_rows = max(low, min(high, self.split_rows + step * SPLIT_NARROW_STEP))
+        else:
+            low, high = SPLIT_WIDE_RANGE
+            self.split_share = max(low, min(high, self.split_share + step * SPLIT_WIDE_STEP))
+        self.zoomed = None
+        self.apply_split()
+
+    def action_zoom(self) -> None:
+        """The focused side (the list, or the view) to the whole screen; again: both sides back."""
+        if self.zoomed:
+            self.zoomed = None
+        else:
+            self.zoomed = "list" if self.focused is self.message_list else "views"
+        self.apply_split()
+
+    def apply_split(self) -> None:
+        """The list's size and the zoom as set by ``split``/``zoom`` (on a resize too: the layout may have
+        switched between beside and above)."""
+        zoomed = self.zoomed
+        right = self.query_one("#right")
+        self.message_list.display = zoomed != "views"
+        right.display = zoomed != "list"
+        styles = self.message_list.styles
+        if zoomed == "list":
+            styles.width, styles.height = "100%", "1fr"
+        elif self.has_class("-narrow"):
+            styles.width, styles.height = None, self.split_rows
+        else:
+            styles.width, styles.height = f"{self.split_share}%", None
+        if zoomed == "views" and self.focused is self.message_list:
+            {"problems": self.problems, "tokens": self.tokens_view}.get(self.view_name, self.request).focus()
+        if self.message_list.display:
+            self.call_after_refresh(self.message_list.follow_cursor)
+
+    def action_copy(self) -> None:
+        self.copy_request(self.index)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    # -- the review analyses: tokens, provenance, exact counts ------------------------------
+
+    analyses_started = False
+
+    def start_analyses(self) -> None:
+        if not self.analyses_started:
+            self.analyses_started = True
+            self.analyse_run()
+
+    @work(thread=True, exclusive=True, group="analyses")
+    def analyse_run(self) -> None:
+        worker = get_current_worker()
+        analyses = self.view.analyses
+        tick = analyses.ticker(lambda: worker.is_cancelled)
+        try:
+            self.post_message(events.TokensReady(analyses.compute_tokens(tick=tick)))
+            self.post_message(events.UnsourcedReady(analyses.compute_unsourced(tick)))
+        except Stopped:
+            return
+
+    _resume_timer = None
+
+    def hold_analyses(self) -> None:
+        """A step: background analyses wait until the keys have been quiet for ``IDLE`` seconds."""
+        self.view.analyses.hold()
+        if self._resume_timer is None:
+            self._resume_timer = self.set_timer(IDLE, self._resume_analyses)
+        else:
+            self._resume_timer.reset()
+
+    def _resume_analyses(self) -> None:
+        self._resume_timer = None
+        self.view.analyses.resume()
+
+    @work(thread=True, exclusive=True, group="exact")
+    def count_exactly(self) -> None:
+        from tui.core.count_tokens import CountError, TokenCounter
+
+        counter = TokenCounter(model=self.view.run.model)
+        try:
+            report = self.view.analyses.compute_tokens(counter)
+        except CountError as exc:
+            self.post_message(events.TokensFailed(str(exc)))
+            return
+        self.post_message(events.TokensReady(report, exact=True, note=f"count_tokens: {counter.sent} sent, "
+                                                                       f"{counter.hits} from the cache"))
+
+    def on_tokens_ready(self, event: events.TokensReady) -> None:
+        self.view.analyses.set_report(event.report)
+        self.message_list.marks_changed()
+        self.tokens_view.fill(event.note)
+        if self.view_name == "tokens":
+            self.tokens_view.show(self.index)
+
+    def on_tokens_failed(self, event: events.TokensFailed) -> None:
+        self.tokens_view.fill(f"exact counts failed: {event.text}")
+        self.notify(event.text, title="count_tokens", severity="error", markup=False)
+
+    def on_unsourced_ready(self, event: events.UnsourcedReady) -> None:
+        self.view.set_unsourced(event.unsourced)
+        self.message_list.marks_changed()
+        self.problems.fill()
+        self.show_view(self.view_name)
+        self.describe_status()
+        self.refresh_bindings()
+
+    def on_tokens_view_exact_wanted(self, _: TokensView.ExactWanted) -> None:
+        self.count_exactly()
+
+    def on_request_pane_source_chosen(self, event: RequestPane.SourceChosen) -> None:
+        place = event.value.source
+        if place is None:
+            return
+        if isinstance(place.index, int):
+            self.go_to(place.index)
+        self.request.show_source(event.value, event.text)
+        self.request.focus()
+        where = f"message {place.index}" if isinstance(place.index, int) else f"the {place.index}"
+        self.notify(f"{event.value.path} came from {where} (marked)", timeout=3, markup=False)
+
+    def action_diff(self) -> None:
+        def answer(value: str | None) -> None:
+            if value and value.strip():
+                self.load_diff(value.strip())
+
+        self.app.push_screen(PromptScreen("Diff this run against a file (path; its first run if it holds several)",
+                                          placeholder="path"), answer)
+
+    @work(thread=True, exclusive=True, group="diff-load")
+    def load_diff(self, path: str) -> None:
+        from tui.formats import load_runs
+
+        try:
+            runs = load_runs(path)
+        except LoadError as exc:
+            self.post_message(events.LoadFailed(path, exc.line_text()))
+            return
+        except (UsageError, OSError) as exc:
+            self.post_message(events.LoadFailed(path, f"{path}: {exc}"))
+            return
+        note = f"{path} holds {len(runs)} runs: comparing with run 0" if len(runs) > 1 else None
+        self.post_message(events.DiffLoaded(path, runs[0], note))
+
+    def on_diff_loaded(self, event: events.DiffLoaded) -> None:
+        event.stop()
+        if event.note:
+            self.notify(event.note, markup=False)
+        self.post_message(events.OpenDiff(self.view.run, event.run, self.view.run.source.path, event.path))
+
+    def on_load_failed(self, event: events.LoadFailed) -> None:
+        """The file to diff against cannot be loaded: one line, in the status bar and as a notification."""
+        event.stop()
+        self.status.update(Text.assemble(("cannot diff: ", "bold"), one_line(event.text)))
+        self.notify(event.text, title="Cannot diff", severity="error", markup=False)
+
+    # -- branch: ``b`` edits the request at N, ``B`` lists the run's branches ---------------
+
+    def _branchable(self) -> bool:
+        path = self.view.run.source.path
+        if not path or not os.path.isfile(path):
+            self.notify("This run has no file on disk to branch from.", severity="error", markup=False)
+            return False
+        return True
+
+    def action_branch(self) -> None:
+        if not self._branchable():
+            return
+        at = min(self.index, self.view.total - 1)
+        if at < 0:
+            self.notify("The run has no messages to branch from.", severity="error", markup=False)
+            return
+        self.post_message(events.OpenBranchEditor(self.view.run, at))
+
+    def action_branches(self) -> None:
+        if self._branchable():
+            self.post_message(events.OpenBranchTree(self.view.run))

@@ -14,9 +14,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.app.render import styles as palette
-from tui.core.view.run_view import RunView
 from tui.core.account import account
 from tui.core.safe import visible
+from tui.core.view.run_view import RunView
 
 SLOTS = ("what it is", "who produced it", "what was visible", "why control moved")
 

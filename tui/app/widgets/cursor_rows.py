@@ -2,8 +2,8 @@
 
 A list of 20,000 rows costs the rows on screen. ``CursorRows`` holds what the message list,
 the branch editor's ``TargetList`` and ``LineView`` (request pane, diff, tokens, turns, side
-by side) share: the cursor and its keys (``cursor_bindings``: arrows, j/k, PgUp/PgDn,
-Home/End, as data with ids), scrolling the cursor into view, and ``render_line`` over a
+by side) share: the cursor and its keys (``tui.app.keys.cursor_bindings``: arrows, j/k,
+PgUp/PgDn, Home/End, as data with ids), scrolling the cursor into view, and ``render_line`` over a
 bounded cache of drawn rows (``StripCache``, also used by the Raw view). A subclass says
 how many rows there are (``row_count``), what row k says (``line_text``) and what a move
 the user made means (``user_move``: usually, post its own message). ``vim_bindings`` (j/k
@@ -18,46 +18,10 @@ from typing import Callable, Hashable
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui.app.render.lines import segments
-
-
-def cursor_bindings(prefix: str, down: str = "Down", up: str = "Up", first: str = "Top", last: str = "Bottom",
-                    names: tuple[str, str, str, str] = ("down", "up", "top", "bottom"),
-                    group: Binding.Group | None = None) -> list[Binding]:
-    """The cursor keys as data, with ids ``PREFIX.NAME`` (``names``: down, up, first, last). Down/Up are in the
-    footer only when given a ``group``; j/k, their vim aliases (``.vim``), never are; nor PgDn/PgUp, Home/End."""
-    down_id, up_id, first_id, last_id = (f"{prefix}.{name}" for name in names)
-    shown = group is not None
-    return [
-        Binding("down", "cursor(1)", down, show=shown, id=down_id, group=group),
-        Binding("j", "cursor(1)", down, show=False, id=f"{down_id}.vim"),
-        Binding("up", "cursor(-1)", up, show=shown, id=up_id, group=group),
-        Binding("k", "cursor(-1)", up, show=False, id=f"{up_id}.vim"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id=f"{prefix}.page_down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id=f"{prefix}.page_up"),
-        Binding("home", "edge(-1)", first, show=False, id=first_id),
-        Binding("end", "edge(1)", last, show=False, id=last_id),
-    ]
-
-
-def vim_bindings(prefix: str) -> list[Binding]:
-    """j/k for an ``OptionList`` (or a screen that forwards them to one): vim aliases of Down/Up, hidden."""
-    return [
-        Binding("j", "cursor_down", "Down", show=False, id=f"{prefix}.down.vim"),
-        Binding("k", "cursor_up", "Up", show=False, id=f"{prefix}.up.vim"),
-    ]
-
-
-def fold_bindings(prefix: str, space: bool = True) -> list[Binding]:
-    """Enter (and Space, unless ``space`` is False) opens or folds what the cursor is on: ``action_toggle``."""
-    bindings = [Binding("enter", "toggle", "Open/fold", show=False, id=f"{prefix}.toggle")]
-    if space:
-        bindings.append(Binding("space", "toggle", "Open/fold", show=False, id=f"{prefix}.toggle.space"))
-    return bindings
 
 
 def text_strip(text: Text, console: Console, width: int) -> Strip:

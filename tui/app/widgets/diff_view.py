@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.diffparts import OPEN_LIMIT, SIDE, STACKED, EqualRange, PairPart
 from tui.app.render.lines import Part, Rows
-from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.core.diff import Change, RunDiff
 from tui.core.run import Run
@@ -30,7 +30,7 @@ class DiffView(LineView):
     HELP = ("Both runs from the first divergence on: = a message that is the same in both, ≠ one that "
             "differs (A's blocks beside B's, the changed values marked, then each change), + only in B, "
             "− only in A. Up/Down (j/k), PgUp/PgDn, Home/End scroll; Enter opens or folds a pair.")
-    BINDINGS = fold_bindings("diff", space=False)
+    BINDINGS = keys.DIFF_VIEW
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

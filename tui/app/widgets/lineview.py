@@ -15,9 +15,10 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
+from tui.app import keys
 from tui.app.render import styles as palette
-from tui.app.render.lines import Document, Part, Target
-from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
+from tui.app.render.lines import Document, Mark, Part, Target
+from tui.app.widgets.cursor_rows import CursorRows
 
 
 class LineView(CursorRows):
@@ -28,7 +29,7 @@ class LineView(CursorRows):
     CURSOR_CLASS = "lineview--cursor"
     CURSOR_NEEDS_FOCUS = True
     CACHE_LIMIT = 4000
-    BINDINGS = cursor_bindings("lines")
+    BINDINGS = keys.LINES
 
     class Activated(Message):
         """Enter on a row that has a target."""
@@ -109,14 +110,12 @@ class LineView(CursorRows):
     # -- drawing -------------------------------------------------------------------------
 
     def line_text(self, row: int, width: int) -> Text:
-        text = self._doc.row(row)
-        if self.highlight:
-            text.highlight_words([self.highlight], palette.MATCH, case_sensitive=False)
-        return self.style_row(row, text)
+        return self._doc.marked(row, self.row_marks(row))
 
-    def style_row(self, row: int, text: Text) -> Text:
-        """A hook: mark something in row ``row`` before it is drawn (the request pane marks a traced value)."""
-        return text
+    def row_marks(self, row: int) -> list[Mark]:
+        """What is marked on row ``row``: the search; a hook for more (the request pane marks a traced value).
+        A marked text that a wrap split is marked on every row it reaches."""
+        return [(self.highlight, palette.MATCH, False)] if self.highlight else []
 
     def activate(self) -> None:
         target = self.target()

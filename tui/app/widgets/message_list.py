@@ -1,26 +1,28 @@
 """The message list: one row per message, drawn with the Line API (a 20,000-message run costs its visible rows).
 
 Each row shows the index, role, producer (caller, call k, loop), the blocks in brief,
-the stop_reason and a mark where the grammar check found something (✗ error, △ warning).
+the stop_reason (one read from the blocks, in parentheses, gives way to the summary when the row is
+short) and a mark where the grammar check found something (✗ error, △ warning, ◦ provenance note).
 The last row is the next request: what the loop holds after the final message. The list
 owns the cursor keys and posts ``MessageList.Moved``; the screen sets ``cursor`` back.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.strip import Strip
 
-from tui.app.render import styles as palette
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
-from tui.app.render.lines import segments
+from tui.app.render import styles as palette
+from tui.app.render.lines import fit, segments
+from tui.app.widgets.cursor_rows import CursorRows
 from tui.core.view.run_view import RunView
-from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
 
-_STEP = Binding.Group("Step")
 #: The token column: ``~1.4k``, ``=14k``, ``123k``.
 TOKENS_WIDTH = 6
 
@@ -29,17 +31,21 @@ class MessageList(CursorRows):
     """Rows of the run; the cursor is the index N the other views show."""
 
     HELP = ("The message list: index, role, producer (caller, model call k, loop), the blocks of each "
-            "message, its stop_reason, and ✗ (error) or △ (warning) where the grammar check found "
-            "something. Once counted, each row a model call produced shows the input tokens of its request "
+            "message (a tool call as the tool and its telling argument, a result as the tool it answers), its "
+            "stop_reason, and ✗ (error) or △ (warning) where the grammar check found something, ◦ a "
+            "provenance note. Once counted, each row a model call produced shows the input tokens of its request "
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
             "recorded). The last row is the next request. Down/Up (j/k) step one message.")
     COMPONENT_CLASSES = {"message-list--cursor"}
     CURSOR_CLASS = "message-list--cursor"
-    BINDINGS = cursor_bindings("list", "Next message", "Previous message", "First message", "Last row",
-                               names=("next", "prev", "first", "last"), group=_STEP)
+    BINDINGS = keys.MESSAGE_LIST
 
     class Moved(IndexMessage):
-        """The user moved the cursor to ``index``."""
+        """The user moved the cursor to ``index``. A newer move replaces one not yet handled, so a held
+        key is one step per frame the screen draws, not one per key repeat."""
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, MessageList.Moved)
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -55,6 +61,12 @@ class MessageList(CursorRows):
         # The cursor placed before the first layout (``--at N``) had no height to scroll by, and a
         # smaller terminal can leave it below the list: keep the current message in view.
         self.follow_cursor()
+
+    def rows_changed(self) -> None:
+        """The run grew or was loaded again (follow mode): its rows now, drawn again."""
+        self.virtual_size = Size(0, self.view.rows)
+        self._strips.clear()
+        self.refresh()
 
     def marks_changed(self) -> None:
         """Findings arrived: redraw the marks."""
@@ -88,16 +100,20 @@ class MessageList(CursorRows):
         if view.analyses.report is not None:  # the input tokens of the request that produced i
             head.append(view.analyses.input_label(i).rjust(TOKENS_WIDTH) + " ", palette.DIM)
         room = width - head.cell_len - (len(stop) + 1 if stop else 0) - 1
-        summary = view.summary(i)
-        if len(summary) > room:
-            summary = summary[: max(room - 1, 0)] + "…" if room > 1 else ""
-        text = head + Text(summary.ljust(max(room, 0)))
+        if stop.startswith("(") and cell_len(view.summary(i)) > room:
+            # a stop_reason read from the blocks says what the row already shows: the summary gets its room
+            room, stop = room + len(stop) + 1, ""
+        summary = fit(view.summary(i), room)  # by terminal cells: CJK and emoji take two
+        text = head + Text(summary + " " * max(room - cell_len(summary), 0))
         if stop:
             text.append(" " + stop, palette.WARNING if stop == "max_tokens" else palette.DIM)
         return text
 
     def line_text(self, row: int, width: int) -> Text:
-        return Text(" ") + self.row_text(row, width - 1)
+        text = Text(" ") + self.row_text(row, width - 1)
+        if text.cell_len > width:  # a list narrower than its columns: the row ends in an ellipsis, not mid-glyph
+            text.truncate(width, overflow="ellipsis")
+        return text
 
     def cursor_strip(self, strip: Strip) -> Strip:
         """The cursor row: ``▶`` in its first cell (it reads without colour)."""

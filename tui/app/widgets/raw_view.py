@@ -13,7 +13,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.geometry import Size
 from textual.message import Message
@@ -21,6 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from tui.app import keys
 from tui.app.render.rawbody import RawBody, highlight
 from tui.app.widgets.cursor_rows import StripCache, text_strip
 from tui.core.run import Run
@@ -31,13 +31,7 @@ class RawLines(ScrollView, can_focus=True):
 
     HELP = ("The exact JSON body of the request for message N. Shown pretty-printed (the same JSON with "
             "whitespace added); w switches to the exact bytes as POSTed. Arrows, PgUp/PgDn, Home/End scroll.")
-    BINDINGS = [
-        Binding("w", "exact", "Exact/pretty", id="raw.exact"),
-        Binding("j", "scroll_down", "Scroll down", show=False, id="raw.down.vim"),
-        Binding("k", "scroll_up", "Scroll up", show=False, id="raw.up.vim"),
-        Binding("l", "scroll_right", "Scroll right", show=False, id="raw.right.vim"),
-        Binding("h", "scroll_left", "Scroll left", show=False, id="raw.left.vim"),
-    ]
+    BINDINGS = keys.RAW
 
     class ModeChanged(Message):
         """Exact or pretty was switched."""

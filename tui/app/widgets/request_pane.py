@@ -11,25 +11,38 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import work
-from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.worker import get_current_worker
 from textual.message import Message
 
-from tui.app.render import styles as palette
-from tui.app.render import sections
-from tui.core.view.analyses import has_tool_use
-from tui.app.render.blocks import OUTPUT_ROWS, message_parts
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
-from tui.app.render.lines import Part, Rows, Target, Wrapped
-from tui.core.view.run_view import RunView, summary_of
+from tui.app.render import sections
+from tui.app.render import styles as palette
+from tui.app.render.blocks import OUTPUT_ROWS, message_parts
+from tui.app.render.lines import Mark, Part, Rows, Target, Wrapped
 from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
-from tui.app.widgets.request_sources import SourceMarks
 from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import request_at
-from tui.core.provenance import Value
+from tui.core.provenance import Value, source_text
+from tui.core.view.analyses import Stopped, has_tool_use
+from tui.core.view.run_view import RunView, summary_of
 
 #: Prefix messages open by default, counting back from N.
 RECENT = 2
+
+
+def in_block(target: Target, block: Target) -> bool:
+    """``target`` is ``block`` or a field inside it (``("field", i, b, path)`` inside ``("block", i, b)``)."""
+    if target == block:
+        return True
+    return bool(target and block and target[0] == "field" and block[0] == "block" and target[1:3] == block[1:3])
+
+
+def _of_message(entry: tuple) -> int:
+    """The message an entry of ``blocks_open`` belongs to: ``(i, b)``, or ``("fold", i, b, path)``."""
+    return entry[1] if entry[0] == "fold" else entry[0]
 
 
 class FoldedRange(Part):
@@ -55,7 +68,7 @@ class FoldedRange(Part):
         return None
 
 
-class RequestPane(SourceMarks, LineView):
+class RequestPane(LineView):
     """The request that produced message N."""
 
     HELP = ("The request that produced message N: params, the System prompt and Tools (s, t), messages "
@@ -63,11 +76,7 @@ class RequestPane(SourceMarks, LineView):
             "Enter opens or folds the message, block, section or schema under the cursor; z folds all. "
             "Under a turn with tool calls, each input value is listed with where it came from: Enter on "
             "one goes to that message with the value marked.")
-    BINDINGS = [
-        Binding("enter", "activate", "Open/fold", id="request.toggle"),
-        Binding("space", "activate", "Open/fold", show=False, id="request.toggle.space"),
-        Binding("z", "fold_all", "Fold all", show=False, id="request.fold_all"),
-    ]
+    BINDINGS = keys.REQUEST
 
     class Prepared(Message):
         """A big open block finished wrapping in a worker."""
@@ -91,8 +100,9 @@ class RequestPane(SourceMarks, LineView):
         self.tools_open = False
         self.schemas: set[int] = set()
         self.messages_open: dict[int, bool] = {}
-        self.blocks_open: set[tuple[int, int]] = set()
-        self._cache: dict[tuple, list[Part]] = {}
+        #: ``(i, b)``: block b of message i opened; ``("fold", i, b, path)``: a field in it flipped.
+        self.blocks_open: set[tuple] = set()
+        self._cache: LRUCache[tuple, list[Part]] = LRUCache(256)
         #: ``(index, target, text)``: a traced value marked at its source while ``index`` is shown.
         self.source_mark: tuple[int, Target, str] | None = None
 
@@ -141,11 +151,9 @@ class RequestPane(SourceMarks, LineView):
         role = view.role(i) if is_run_message else str(message.get("role") if isinstance(message, dict) else "?")
         mark = palette.MARK.get(view.severity(i)) if is_run_message else None
         head = sections.message_head(i, role, view.producers[i], view.stop_reason(i), True, mark)
-        key = (i, id(message), tuple(sorted(b for j, b in self.blocks_open if j == i)))
+        key = (i, id(message), tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
         body = self._cache.get(key)
         if body is None:
-            if len(self._cache) > 256:
-                self._cache.clear()
             body = self._cache[key] = message_parts(i, message, self.blocks_open)
         return [Rows([head], ("message", i)), *body]
 
@@ -221,6 +229,8 @@ class RequestPane(SourceMarks, LineView):
             self.messages_open[i] = not self.messages_open.get(i, i >= count - RECENT)
         elif kind == "block":
             self.blocks_open ^= {(target[1], target[2])}
+        elif kind == "field":  # a nested object folded, or a payload opened, inside a block
+            self.blocks_open ^= {("fold", *target[1:])}
         else:
             return
         self._build(target)
@@ -238,3 +248,77 @@ class RequestPane(SourceMarks, LineView):
         self.blocks_open.clear()
         self.messages_open = {i: False for i in range(max(self.index - RECENT, 0), self.index)}
         self._build(None, follow=True)
+
+    # -- provenance: tracing message N's tool inputs, and Enter on a value ---------------
+    # The first trace of a run builds the value index in a worker that yields to the keys
+    # (``RunAnalyses.ticker``); Enter on a traced value posts ``SourceChosen`` and the screen
+    # moves to the source, where ``show_source`` opens what holds the value, marks it (reverse
+    # video, so it reads without colour) and puts the cursor on it.
+
+    @work(thread=True, exclusive=True, group="request-trace")
+    def _trace(self, n: int) -> None:
+        worker = get_current_worker()
+        analyses = self.view.analyses
+        try:  # the first trace builds the run's value index: it yields to the keys like the other analyses
+            analyses.compute_trace(n, analyses.ticker(lambda: worker.is_cancelled))
+        except Stopped:
+            return
+        self.post_message(self.Traced(n))
+
+    def on_request_pane_traced(self, message: RequestPane.Traced) -> None:
+        if message.index == self.index:
+            self._build(self.target())
+
+    def _choose_source(self, target: Target) -> None:
+        _, n, k = target
+        trace = self.view.analyses.trace(n)
+        if trace is None or not 0 <= k < len(trace.values):
+            return
+        value = trace.values[k]
+        self.post_message(self.SourceChosen(value, source_text(self.view.run, value)))
+
+    def show_source(self, value: Value, text: str | None) -> None:
+        """Mark ``text`` where ``value`` came from (message N is the source, or the system prompt or a tool
+        schema of this request), opening what holds it, and put the cursor on it."""
+        place = value.source
+        if place is None:
+            return
+        if place.index == "system":
+            target: Target = ("system",)
+            self.system_open = True
+        elif place.index == "tools":
+            target = ("schema", place.block)
+            self.tools_open = True
+            self.schemas.add(place.block)
+        else:
+            target = ("block", place.index, place.block)
+            if not self._row_with(target, text):
+                self.blocks_open.add((place.index, place.block))
+        self.source_mark = (self.index, target, text or "")
+        self._strips.clear()
+        self._build(target)
+        row = self._row_with(target, text)
+        if row is not None:
+            self.cursor = row
+        self.scroll_to(y=max(self.cursor - 2, 0), animate=False, immediate=True)
+        self.refresh()
+
+    def _row_with(self, target: Target, text: str | None) -> int | None:
+        """The first row of ``target`` that holds ``text``."""
+        doc = self.document
+        row = doc.first_row_of(target)
+        if row is None or not text:
+            return None
+        for y in range(row, min(len(doc), row + 100_000)):
+            if not in_block(doc.target(y), target):
+                return None
+            if text in doc.row(y).plain:
+                return y
+        return None
+
+    def row_marks(self, row: int) -> list[Mark]:
+        marks = super().row_marks(row)
+        mark = self.source_mark
+        if mark is None or not mark[2] or mark[0] != self.index or not in_block(self.document.target(row), mark[1]):
+            return marks
+        return [*marks, (mark[2], palette.SOURCE, True)]

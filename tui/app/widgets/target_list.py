@@ -13,11 +13,11 @@ from typing import Callable
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
-from tui.app.widgets.cursor_rows import CursorRows, cursor_bindings
+from tui.app.widgets.cursor_rows import CursorRows
 
 
 class TargetList(CursorRows):
@@ -28,10 +28,7 @@ class TargetList(CursorRows):
             "Home/End move; Enter edits the part in the JSON editor.")
     COMPONENT_CLASSES = {"target-list--cursor"}
     CURSOR_CLASS = "target-list--cursor"
-    BINDINGS = [
-        *cursor_bindings("targets", first="First", last="Last", names=("down", "up", "first", "last")),
-        Binding("enter", "select", "Edit", show=False, id="targets.edit"),  # the editor says "enter edits it"
-    ]
+    BINDINGS = keys.TARGETS
 
     class Highlighted(IndexMessage):
         """The user moved the cursor to part ``index``."""

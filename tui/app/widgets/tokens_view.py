@@ -13,18 +13,18 @@ from a worker (``tui.core.tokens``); the call rows are built only when drawn, so
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
 
-from tui.app.render import styles as palette
+from tui.app import keys
 from tui.app.app_messages import IndexMessage
-from tui.core.view.analyses import mark
+from tui.app.render import styles as palette
 from tui.app.render.lines import Part, Rows, Target
-from tui.core.view.run_view import RunView
 from tui.app.widgets.lineview import LineView
 from tui.core.safe import one_line
 from tui.core.summary import describe_message
 from tui.core.tokens import ESTIMATED, EXACT, RECORDED, CallTokens, TokenReport
+from tui.core.view.analyses import mark
+from tui.core.view.run_view import RunView
 
 #: Messages listed under "largest carried cost".
 TOP = 8
@@ -84,10 +84,7 @@ class TokensView(LineView):
             "gives its error), = a count from the count_tokens endpoint; plain numbers are the usage the "
             "provider recorded. Enter on a message or call goes to it; x counts exactly (sends the requests "
             "to count_tokens, after you confirm).")
-    BINDINGS = [
-        Binding("enter", "go", "Go to message", id="tokens.go"),
-        Binding("x", "exact", "Count exactly", id="tokens.exact"),
-    ]
+    BINDINGS = keys.TOKENS
 
     class Jump(IndexMessage):
         """Go to message ``index``."""

@@ -14,10 +14,10 @@ from typing import Any
 
 from rich.text import Text
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.blocks import OUTPUT_ROWS, _head, _pad, message_parts, text_part
 from tui.app.render.lines import Part, Rows
-from tui.app.widgets.cursor_rows import fold_bindings
 from tui.app.widgets.lineview import LineView
 from tui.core.branch.events import BlockStarted, Delta
 from tui.core.safe import one_line
@@ -75,7 +75,7 @@ class TurnsView(LineView):
 
     HELP = ("The branch: message N as edited, then each new turn as it arrives (the one being streamed is "
             "marked). Up/Down (j/k), PgUp/PgDn, Home/End scroll; Enter opens or folds the block under the cursor.")
-    BINDINGS = fold_bindings("turns")
+    BINDINGS = keys.TURNS
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -91,11 +91,13 @@ def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, p
     return branch
 
 
-def resume(path: str | Path) -> tuple[Branch, str | None]:
-    """Reopen a branch file; the note says why its parent is unavailable, if it is."""
+def resume(path: str | Path, open_run: Callable[..., Run]) -> tuple[Branch, str | None]:
+    """Reopen a branch file; the note says why its parent is unavailable, if it is.
+
+    ``open_run`` opens the parent run (``tui.formats.open_run``: the core reaches no loader)."""
     run = store.load(path)
     jsonio.remove_leftover_temporaries(path)  # a killed save leaves its temporary file behind
-    parent, note = store.open_parent(run.lineage or {})
+    parent, note = store.open_parent(run.lineage or {}, open_run)
     return Branch(run, Path(path), parent), note
 
 

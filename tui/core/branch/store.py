@@ -37,7 +37,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tui.core import jsonio, native
 from tui.core.errors import LoadError, UsageError
@@ -59,9 +59,9 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
 def branches_root(data_dir: str | os.PathLike[str] | None = None) -> Path:
     """``<user data dir>/branches`` (``data_dir`` replaces the user data dir)."""
     if data_dir is None:
-        import platformdirs
+        from tui.core.paths import settings
 
-        data_dir = platformdirs.user_data_path("turnscope", appauthor=False)
+        data_dir = settings().data
     return Path(data_dir) / "branches"
 
 
@@ -125,10 +125,10 @@ def load(path: str | os.PathLike[str]) -> Run:
     return runs[0]
 
 
-def open_parent(lineage_: dict[str, Any]) -> tuple[Run | None, str | None]:
-    """The parent run named by a lineage, or None and why it cannot be used."""
-    from tui.formats import open_run  # the loaders live above the core; imported only here
+def open_parent(lineage_: dict[str, Any], open_run: Callable[..., Run]) -> tuple[Run | None, str | None]:
+    """The parent run named by a lineage, or None and why it cannot be used.
 
+    ``open_run`` is the loaders' ``tui.formats.open_run`` (passed in: the core reaches no loader)."""
     origin = lineage_.get("parent") or {}
     path = origin.get("path")
     if not isinstance(path, str) or not os.path.exists(path):

@@ -14,12 +14,16 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-from tui.core.view.analyses import RunAnalyses
-from tui.core.grammar import ERROR, WARNING, Finding
+from tui.core import jsonio
+from tui.core.grammar import ERROR, Finding
 from tui.core.producers import Producer, producer_at
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import describe_block
+from tui.core.view.analyses import RunAnalyses
+
+#: The class of a provenance note: below the grammar's errors and warnings.
+NOTE = "note"
 
 SUMMARY_WIDTH = 72
 
@@ -45,8 +49,74 @@ class Producers(Sequence):
         return found
 
 
-def summary_of(message: Any, width: int = SUMMARY_WIDTH) -> str:
-    """One safe line for a message: its blocks, text cut before it is flattened (texts can be MBs)."""
+#: The input field that says most about a tool call, in order (``Bash  git status``, ``Read  src/app.py``).
+TELLING = ("command", "cmd", "file_path", "path", "notebook_path", "filename", "pattern", "url", "query",
+           "description", "prompt", "subject", "title", "name")
+#: Fields that hold prose the model wrote: quoted, so they read as words (``Task  "Create React…"``).
+PROSE = frozenset(("description", "prompt", "query", "subject", "title"))
+TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
+
+
+def _first_line(text: str, width: int) -> str:
+    head = text[: width * 4].lstrip()
+    line = head.split("\n", 1)[0].replace("\r", "")
+    more = len(line) < len(head.rstrip()) or len(text) > width * 4
+    flat = " ".join(line.split())
+    return flat[: width - 1] + "…" if len(flat) > width or (more and len(flat) == width) else flat + ("…" if more else "")
+
+
+def _argument(key: str | None, value: Any, width: int) -> str:
+    if isinstance(value, str):
+        text = _first_line(value, width)
+        return f'"{text}"' if key in PROSE else text
+    return jsonio.dumps(value).decode("utf-8", "replace")[:width]
+
+
+def telling_argument(value: Any, width: int = SUMMARY_WIDTH) -> str:
+    """The input a person looks for in a tool call: its command, path or pattern; else its plain values
+    (``4471 8900``); ``""`` when it has none."""
+    if not isinstance(value, dict):
+        return "" if value is None else _argument(None, value, width)
+    for key in TELLING:
+        found = value.get(key)
+        if isinstance(found, str) and found.strip():
+            return _argument(key, found, width)
+    plain = [(k, v) for k, v in value.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+             and (not isinstance(v, str) or v.strip())]
+    return " ".join(_argument(k, v, max(width // max(len(plain), 1), 8)) for k, v in plain[:4])
+
+
+def result_output(block: dict, width: int) -> str:
+    """The first line of a tool result's output (its first text, when the content is blocks)."""
+    content = block.get("content")
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        content = texts[0] if texts else (f"({len(content)} blocks)" if content else "")
+    if not isinstance(content, str):
+        return "" if content is None else jsonio.dumps(content).decode("utf-8", "replace")[:width]
+    return _first_line(content, width)
+
+
+def block_phrase(block: Any, width: int, names: dict[str, str] | None = None) -> str:
+    """A block as a person scans for it: ``Bash  git status``; ``↳ Bash ✗ ERROR  exit 1``; a text quoted."""
+    kind = block_type(block)
+    if isinstance(block, dict) and kind == "text" and isinstance(block.get("text"), str):
+        return _quote(block["text"], width)
+    if isinstance(block, dict) and kind in TOOL_USES:
+        argument = telling_argument(block.get("input"), width)
+        return f"{block.get('name')}  {argument}" if argument else str(block.get("name"))
+    if isinstance(block, dict) and (kind == "tool_result" or kind.endswith("_tool_result")):
+        tool = (names or {}).get(str(block.get("tool_use_id"))) or f"result {block.get('tool_use_id')}"
+        error = " ✗ ERROR" if block.get("is_error") else ""
+        output = result_output(block, width)
+        return f"↳ {tool}{error}" + (f"  {output}" if output else "")
+    return describe_block(block, width)
+
+
+def summary_of(message: Any, width: int = SUMMARY_WIDTH, names: dict[str, str] | None = None) -> str:
+    """One safe line for a message: its blocks as people scan for them (the tool and its telling argument,
+    a result's tool and first line), text cut before it is flattened (texts can be MBs). ``names`` maps
+    tool_use ids to tool names, so a result says which tool it answers."""
     if not isinstance(message, dict):
         return one_line(f"({type(message).__name__})")
     content = message.get("content")
@@ -57,11 +127,13 @@ def summary_of(message: Any, width: int = SUMMARY_WIDTH) -> str:
     if not content:
         return "(empty)"
     parts = []
-    for block in content[:12]:
-        if isinstance(block, dict) and block_type(block) == "text" and isinstance(block.get("text"), str):
-            parts.append(_quote(block["text"], width // 2))
-        else:
-            parts.append(describe_block(block, width // 2))
+    share = width if len(content) == 1 else width // 2
+    shown = content[:12]
+    calls = [b for b in shown if isinstance(b, dict) and b.get("type") in TOOL_USES]
+    if calls:  # the calls are what a person scans for: first, the words around them after
+        shown = calls + [b for b in shown if not (isinstance(b, dict) and b.get("type") in TOOL_USES)]
+    for block in shown:
+        parts.append(block_phrase(block, share, names))
     if len(content) > 12:
         parts.append(f"+{len(content) - 12} blocks")
     return one_line(", ".join(parts))
@@ -83,11 +155,27 @@ class RunView:
         self.findings: list[Finding] | None = None
         self._severity: dict[int, str] = {}
         self._finding_rows: list[int] = []
+        self._note_rows: list[int] = []
         self._unsourced_rows: set[int] = set()
         self._summaries: dict[int, str] = {}
         self._call_rows = [call.message for call in run.calls]
         self._tools: list[tuple[int, str, str]] | None = None
         self.analyses = RunAnalyses(run)  # token report and provenance, filled by workers
+
+    def grow(self, run: Run) -> None:
+        """Follow mode read more of the file: ``run`` is the run now. Per-row caches start again
+        (they are per row shown, so cheap); the findings and provenance warnings of the run before
+        stand, their indices unchanged, until a worker checks the run again; the token report
+        is computed again for the new run."""
+        self.run = run
+        self.total = len(run.messages)
+        self.producers = Producers(run)
+        self._summaries = {}
+        self._call_rows = [call.message for call in run.calls]
+        self._tools = None
+        unsourced = self.analyses.unsourced
+        self.analyses = RunAnalyses(run)
+        self.analyses.unsourced = unsourced
 
     # -- rows ----------------------------------------------------------------------------
 
@@ -99,8 +187,17 @@ class RunView:
     def summary(self, i: int) -> str:
         found = self._summaries.get(i)
         if found is None:
-            found = self._summaries[i] = summary_of(self.run.messages[i])
+            found = self._summaries[i] = summary_of(self.run.messages[i], names=self.answered_names(i))
         return found
+
+    def answered_names(self, i: int, back: int = 4) -> dict[str, str]:
+        """tool_use id -> tool name for the calls of the few messages before ``i`` (the calls its results answer)."""
+        names: dict[str, str] = {}
+        for k in range(max(i - back, 0), i):
+            for block in blocks_of(self.run.messages[k]):
+                if isinstance(block, dict) and block.get("type") in TOOL_USES:
+                    names[str(block.get("id"))] = str(block.get("name"))
+        return names
 
     def role(self, i: int) -> str:
         message = self.run.messages[i]
@@ -133,14 +230,20 @@ class RunView:
 
     def _marks_changed(self) -> None:
         self._unsourced_rows = {i for i, _ in self.analyses.unsourced or []}
-        self._finding_rows = sorted(set(self._severity) | self._unsourced_rows)
+        self._finding_rows = sorted(self._severity)
+        self._note_rows = sorted(self._unsourced_rows - set(self._severity))
 
     def severity(self, i: int) -> str | None:
-        """The worst finding at ``i``; a provenance warning counts as a warning."""
+        """The worst finding at ``i``: error, warning, or (a class below them) a provenance ``note``."""
         found = self._severity.get(i)
         if found is None and i in self._unsourced_rows:
-            return WARNING
+            return NOTE
         return found
+
+    def counts(self) -> tuple[int, int, int]:
+        """Errors, warnings and provenance notes of the run (as far as computed)."""
+        errors = sum(1 for f in self.findings or [] if f.severity == ERROR)
+        return errors, len(self.findings or []) - errors, len(self.analyses.unsourced or [])
 
     def findings_at(self, i: int) -> list[Finding]:
         return [f for f in self.findings or [] if f.index == i]
@@ -152,7 +255,9 @@ class RunView:
         return _neighbour(self._call_rows, i, step)
 
     def next_finding(self, i: int, step: int) -> int | None:
-        return _neighbour(self._finding_rows, i, step)
+        """The next (previous) error or warning; only past the last of those, the next provenance note."""
+        found = _neighbour(self._finding_rows, i, step)
+        return found if found is not None else _neighbour(self._note_rows, i, step)
 
     def tool_calls(self) -> list[tuple[int, str, str]]:
         """``(index, name, id)`` of every tool_use block, built on first use (the command palette)."""

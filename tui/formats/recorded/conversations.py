@@ -131,15 +131,16 @@ class Conversation:
                 request.params = p
             if o is not order and o != order:
                 request.order = o
+        warnings = list(self.warnings)  # a run of its own each time (follow mode asks again)
         if self.dropped:
             paths = ", ".join(f"{p} ({n} request{'s' if n != 1 else ''})" for p, n in self.dropped.items())
-            self.warnings.append(LoadWarning(f"credentials dropped on load, not kept in the run: {paths}"))
+            warnings.append(LoadWarning(f"credentials dropped on load, not kept in the run: {paths}"))
         last = self.messages[-1] if self.messages else None
         produced = self.tip_accepted
         prefill = not produced and isinstance(last, dict) and last.get("role") == "assistant"
-        return Run(messages=self.messages, system=system if has_system else None,
-                   tools=tools if has_tools else None, params=params, calls=self.calls,
-                   source=Source(path=path, format=fmt, prefix=EXACT), warnings=self.warnings,
+        return Run(messages=list(self.messages), system=system if has_system else None,
+                   tools=tools if has_tools else None, params=params, calls=list(self.calls),
+                   source=Source(path=path, format=fmt, prefix=EXACT), warnings=warnings,
                    prefill=prefill, order=order)
 
 
@@ -151,11 +152,18 @@ def _call(exchange: Exchange, n: int) -> ModelCall:
                      status=exchange.status)
 
 
-def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
-    """Every conversation in the file as a run, the longest first."""
-    conversations: list[Conversation] = []
-    skipped: dict[str, int] = {}
-    for number, exchange in enumerate(exchanges):
+class Grouping:
+    """Exchanges grouped into conversations one at a time; ``runs()`` can be asked again after
+    more were added (follow mode adds the exchanges appended to a recording as they come)."""
+
+    def __init__(self) -> None:
+        self.conversations: list[Conversation] = []
+        self.skipped: dict[str, int] = {}
+        self.number = 0
+
+    def add(self, exchange: Exchange) -> Conversation | None:
+        """Put ``exchange`` in the conversation it continues (or a new one); None if it is no model call."""
+        number, self.number = self.number, self.number + 1
         if not exchange.is_messages_call:
             if exchange.is_count_tokens:
                 kind = "count_tokens request|: not model calls"
@@ -163,10 +171,10 @@ def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
                 kind = "/v1/messages request| whose body holds no message list: unreadable"
             else:
                 kind = f"request| to {exchange.path or 'an unknown endpoint'}: not model calls"
-            skipped[kind] = skipped.get(kind, 0) + 1
-            continue
+            self.skipped[kind] = self.skipped.get(kind, 0) + 1
+            return None
         best, best_diffs = None, None
-        for conversation in reversed(conversations):
+        for conversation in reversed(self.conversations):
             if conversation.system != exchange.body.get("system") and \
                     not same_but_cache_control(conversation.system, exchange.body.get("system")):
                 continue
@@ -176,19 +184,32 @@ def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
         if best is None:
             best, best_diffs = Conversation(exchange.body), []
             best.first, best.line = number, exchange.line
-            conversations.append(best)
+            self.conversations.append(best)
         best.add(exchange, best_diffs)
-    if not conversations:
-        return []
-    kinds = [side_calls.kind_of(c.first_body, len(c.calls)) for c in conversations]
-    ranked = sorted(range(len(conversations)), key=lambda i: side_calls.rank_key(
-        kinds[i], len(conversations[i].calls), conversations[i].system, conversations[i].fields[-1][1],
-        len(conversations[i].messages), conversations[i].first))
-    order = [ranked[0]] + [i for i in range(len(conversations)) if i != ranked[0]]
-    ordered = [conversations[i] for i in order]
-    runs = [c.run(path, fmt) for c in ordered]
-    _describe(runs, ordered, [kinds[i] for i in order], skipped)
-    return runs
+        return best
+
+    def runs(self, path: str, fmt: str) -> list[Run]:
+        """Every conversation so far as a run: the agent's thread with the most model calls first."""
+        conversations = self.conversations
+        if not conversations:
+            return []
+        kinds = [side_calls.kind_of(c.first_body, len(c.calls)) for c in conversations]
+        ranked = sorted(range(len(conversations)), key=lambda i: side_calls.rank_key(
+            kinds[i], len(conversations[i].calls), conversations[i].system, conversations[i].fields[-1][1],
+            len(conversations[i].messages), conversations[i].first))
+        order = [ranked[0]] + [i for i in range(len(conversations)) if i != ranked[0]]
+        ordered = [conversations[i] for i in order]
+        runs = [c.run(path, fmt) for c in ordered]
+        _describe(runs, ordered, [kinds[i] for i in order], self.skipped)
+        return runs
+
+
+def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
+    """Every conversation in the file as a run, the agent's thread first."""
+    grouping = Grouping()
+    for exchange in exchanges:
+        grouping.add(exchange)
+    return grouping.runs(path, fmt)
 
 
 def _describe(runs: list[Run], ordered: list[Conversation], kinds: list[str | None], skipped: dict[str, int]) -> None:

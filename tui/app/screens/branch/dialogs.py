@@ -14,11 +14,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from tui.app import keys
 from tui.app.render import styles as palette
 from tui.core.branch.edit import Verdict, json_text
 from tui.core.branch.events import ToolCall
@@ -47,11 +47,7 @@ class AnswerScreen(ModalScreen[Resolution | None]):
             "returns: ctrl+s sends it as the result, ctrl+t as an error result (is_error); Escape stops "
             "the branch here with the call unanswered (turnscope branch --resume can answer it later; the "
             "answers you already gave to this turn are kept and not asked again).")
-    BINDINGS = [
-        Binding("ctrl+s", "answer(False)", "Send result", id="answer.result"),
-        Binding("ctrl+t", "answer(True)", "Send as error", id="answer.error"),
-        Binding("escape", "stop", "Stop the branch", id="answer.stop"),
-    ]
+    BINDINGS = keys.ANSWER
     editor = getters.query_one("#answer-text", TextArea)
 
     def __init__(self, call: ToolCall, note: str = "") -> None:

@@ -8,8 +8,11 @@ becomes an error, ``d`` deletes a block, ``i`` changes a tool_use input, ``m`` t
 ``u`` undoes). The edited request is checked a moment after each change, in a worker;
 an edit that the API would reject cannot be sent, and the finding says where (index and
 block). ``ctrl+s`` shows the RFC 6902 patch and what will be sent, then starts the branch
-(``tui.core.branch.runner.start``) and opens the run screen. The keys and the sending are
-in ``branch_editor_actions``; the edits themselves in ``tui.core.branch.edit``.
+(``tui.core.branch.runner.start``) and opens the run screen. Quick edits are offered only
+where they apply (``check_action``) and not while the JSON editor has the keys. Sending asks
+for the API key first (nothing is saved without one), shows ``ReviewScreen`` (step limit and
+resolver), then hashes the parent and saves the branch file in a worker (``runner.start``)
+and opens ``BranchRunScreen``. The edits themselves are in ``tui.core.branch.edit``.
 """
 
 from __future__ import annotations
@@ -24,12 +27,19 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
+from tui.app import keys
+from tui.app.app_messages import OpenBranchRun
+from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
-from tui.core.branch.edit import EditSession, Key, Verdict, verdict_for
 from tui.app.screens.branch.dialogs import finding_lines
-from tui.app.screens.branch.editor_actions import EDITOR_BINDINGS, EditorActions
+from tui.app.screens.branch.review import ReviewChoice, ReviewScreen
+from tui.app.screens.dialogs import PromptScreen
 from tui.app.widgets.target_list import TargetList
+from tui.core import jsonio
+from tui.core.branch import api, runner, store
 from tui.core.branch import patch as patches
+from tui.core.branch.edit import EditSession, Key, Verdict, verdict_for
+from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.safe import one_line
 
@@ -55,13 +65,24 @@ def json_language() -> str | None:
     return "json" if get_language("json") is not None else None
 
 
-class BranchEditorScreen(EditorActions, Screen):
+class BranchStarted(Message):
+    """The branch file is saved (``branch``), or why it could not be (``error``)."""
+
+    def __init__(self, branch: runner.Branch | None, error: str | None, choice: ReviewChoice) -> None:
+        super().__init__()
+        self.branch = branch
+        self.error = error
+        self.choice = choice
+
+
+class BranchEditorScreen(FittedFooter, Screen):
     """Edit one part of the request for message N+1 (messages 0..N), then send it as a branch."""
 
     HELP = ("The branch editor. Pick a part of the request (params, system prompt, a tool, a block of any "
             "message up to N) and edit its JSON, or use a quick edit from the list. The edit is checked as "
             "you type; an edit the API would reject cannot be sent. ctrl+s reviews the patch and sends it.")
-    BINDINGS = EDITOR_BINDINGS
+    BINDINGS = keys.EDITOR
+    FOOTER_DROP = keys.EDITOR_FOOTER_DROP
 
     header = getters.query_one("#branch-header", Static)
     options = getters.query_one("#branch-targets", TargetList)
@@ -246,3 +267,133 @@ class BranchEditorScreen(EditorActions, Screen):
         patch.append(f" · {edited} part{'s' * (edited != 1)} edited", palette.DIM)
         patch.no_wrap, patch.overflow = True, "ellipsis"
         self.patch_line.update(patch)
+
+    # -- keys (``keys.EDITOR``): quick edits, closing ---------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        in_editor = self.focused is self.editor
+        block = self.session.current(self.key) if self.key[0] == "block" else None
+        kind = block.get("type") if isinstance(block, dict) else None
+        if action == "tool_error":
+            return not in_editor and kind == "tool_result"
+        if action == "tool_input":
+            return not in_editor and kind == "tool_use"
+        if action == "delete":
+            return not in_editor and self.key[0] == "block" and not self.session.deleted(self.key)
+        if action == "model":
+            return not in_editor
+        if action == "restore":
+            return not in_editor and self.session.edited(self.key)
+        if action == "review":
+            ready = self.verdict is not None and not self.pending and self.verdict.sendable
+            return True if ready and not self._starting else None
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def action_tool_error(self) -> None:
+        key = self.key
+
+        def answer(value: str | None) -> None:
+            if value is not None:
+                self.session.tool_error(key, value)
+                self._after_quick_edit()
+
+        self.app.push_screen(PromptScreen("The tool's error message (the result becomes is_error: true)",
+                                          value="the tool failed"), answer)
+
+    def action_tool_input(self) -> None:
+        key = self.key
+        block = self.session.current(key)
+
+        def answer(value: str | None) -> None:
+            if value is None:
+                return
+            try:
+                parsed = jsonio.loads(value, "input")
+            except LoadError as exc:
+                self.notify(f"Not JSON: {exc.what}", severity="error", markup=False)
+                return
+            self.session.tool_input(key, parsed)
+            self._after_quick_edit()
+
+        self.app.push_screen(PromptScreen(f"New input for {one_line(str(block.get('name')))} (JSON)",
+                                          value=jsonio.dumps(block.get("input")).decode("utf-8", "replace")), answer)
+
+    def action_delete(self) -> None:
+        self.session.delete(self.key)
+        self._after_quick_edit()
+
+    def action_restore(self) -> None:
+        self.session.restore(self.key)
+        self._after_quick_edit()
+
+    def action_model(self) -> None:
+        current = str(self.session.current(("params",)).get("model") or "")
+
+        def answer(value: str | None) -> None:
+            if value and value.strip() and value.strip() != current:
+                self.session.model(value.strip())
+                self._relabel(("params",))
+                if self.key == ("params",):
+                    self._load()
+                self._schedule_check()
+
+        self.app.push_screen(PromptScreen("Send the branch to model", value=current), answer)
+
+    def action_close(self) -> None:
+        if self.focused is self.editor:
+            self.options.focus()
+            return
+        if self.session.edited_count():
+            self.notify("Branch edits discarded.", timeout=3)
+        self.dismiss()
+
+    def action_review(self) -> None:
+        self._commit()
+        verdict = self.verdict
+        if verdict is None or self.pending or not verdict.sendable:
+            return
+        try:
+            api.api_key()
+        except api.NoApiKey as exc:
+            self.notify(str(exc), title="No API key", severity="error", markup=False, timeout=15)
+            return
+        doc = self.session.document()
+        screen = ReviewScreen(parent=self.run.source.path, at=self.at,
+                              dropped=len(self.run.messages) - self.at - 1, model=str(doc.get("model")),
+                              patch=self.session.patch(), verdict=verdict, max_steps=runner.DEFAULT_MAX_STEPS,
+                              saving_to=str(store.branches_root(self.data_dir)))
+
+        def answer(choice: ReviewChoice | None) -> None:
+            if choice is not None and not self._starting:
+                self._starting = True
+                self.refresh_bindings()
+                self._start(self.session.patch(), choice)
+
+        self.app.push_screen(screen, answer)
+
+    @work(thread=True, exclusive=True, group="branch-start")
+    def _start(self, patch: list, choice: ReviewChoice) -> None:
+        """Hash the parent, apply and check the patch, save the branch file (the runner sends nothing yet)."""
+        try:
+            sha = store.sha256_of(self.run.source.path)
+            branch = runner.start(self.run, self.at, patch, resolver=choice.resolver, parent_sha=sha,
+                                  max_steps=choice.max_steps, data_dir=self.data_dir, sidecars=self.sidecars)
+        except (UsageError, LoadError) as exc:
+            self.post_message(BranchStarted(None, str(exc), choice))
+        except OSError as exc:
+            self.post_message(BranchStarted(None, f"cannot save the branch: {exc.strerror or exc}", choice))
+        else:
+            self.post_message(BranchStarted(branch, None, choice))
+
+    def on_branch_started(self, message: BranchStarted) -> None:
+        self._starting = False
+        self.refresh_bindings()
+        if message.branch is None:
+            self.notify(message.error or "the branch could not start", title="Not sent", severity="error",
+                        markup=False, timeout=10)
+            return
+        choice = message.choice
+        self.post_message(OpenBranchRun(message.branch, choice.max_steps, choice.built))

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
+from tui.app import keys
 from tui.app.render import styles as palette
-from tui.core.branch.edit import Verdict, json_text
 from tui.app.screens.branch.dialogs import finding_lines
+from tui.core.branch.edit import Verdict, json_text
 from tui.core.branch.resolvers import Resolver, StopResolver, make_resolver
 from tui.core.errors import UsageError
 from tui.core.safe import one_line, visible
@@ -73,14 +73,7 @@ class ReviewScreen(ModalScreen[ReviewChoice | None]):
     HELP = ("Review the branch before it is sent: the RFC 6902 patch against the parent request, the model, "
             "the step limit (+/- change it) and who answers tool calls (r: recorded, manual, stop or your own "
             "python:MODULE:FUNCTION). Enter sends; Escape goes back.")
-    BINDINGS = [
-        Binding("enter", "send", "Send", id="review.send"),
-        Binding("ctrl+s", "send", "Send", show=False, id="review.send.ctrl_s"),
-        Binding("plus", "steps(1)", "More steps", id="review.more_steps"),
-        Binding("minus", "steps(-1)", "Fewer steps", id="review.fewer_steps"),
-        Binding("r", "resolver", "Resolver", id="review.resolver"),
-        Binding("escape", "back", "Back to editing", id="review.back"),
-    ]
+    BINDINGS = keys.REVIEW
     summary = getters.query_one("#review-summary", Static)
     target = getters.query_one("#review-python", Input)
     problem = getters.query_one("#review-problem", Static)

@@ -20,15 +20,16 @@ import asyncio
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.app import keys
+from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.app.widgets.turns_view import TurnsView
-from tui.commands.branch_output import WHY, kept_answers
 from tui.core.branch import runner, store
+from tui.core.branch.outcome import WHY, kept_answers
 from tui.core.branch.events import (BlockStarted, Delta, Event, Finished, StepStarted, ToolCall, ToolResolved,
                                     TurnSaved)
 from tui.core.branch.resolvers import ManualResolver, Resolution, Resolver, make_resolver
@@ -43,12 +44,7 @@ class BranchRunScreen(Screen):
             "resolver chosen before sending (recorded: the original run's result for the same call, else you are "
             "asked; manual; stop; or your python function). Escape cancels (every saved turn "
             "stays); when it has finished, o opens the branch in the stepper and v shows it beside the original.")
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="branch_run.cancel"),
-        Binding("escape", "back", "Back", id="branch_run.back"),
-        Binding("o", "open", "Open in stepper", id="branch_run.open"),
-        Binding("v", "compare", "Side by side", id="branch_run.compare"),
-    ]
+    BINDINGS = keys.BRANCH_RUN
 
     header = getters.query_one("#branch-run-header", Static)
     turns = getters.query_one("#branch-turns", TurnsView)
@@ -212,23 +208,18 @@ class BranchRunScreen(Screen):
         self.dismiss()
 
     def action_open(self) -> None:
-        from tui.core.view.run_view import RunView
-        from tui.app.screens.stepper import StepperScreen
-
         try:
             run = store.load(self.saved_path)
         except LoadError as exc:
             self.notify(exc.line_text(), title="Cannot open", severity="error", markup=False)
             return
-        self.app.push_screen(StepperScreen(RunView(run), self.at))
+        self.post_message(OpenStepper(run, self.at))
 
     def action_compare(self) -> None:
-        from tui.app.screens.side_by_side import SideBySideScreen
-
         if self.branch.parent is None:
             self.notify("The original run is not available.", severity="error", markup=False)
             return
-        self.app.push_screen(SideBySideScreen(self.branch.parent, self.branch.run, self.at))
+        self.post_message(OpenSideBySide(self.branch.parent, self.branch.run, self.at))
 
     def on_unmount(self) -> None:
         if self.runner is not None and self.finished is None:

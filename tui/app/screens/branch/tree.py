@@ -15,12 +15,13 @@ import os
 from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.app import keys
+from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
 from tui.core.branch import store
 from tui.core.errors import LoadError
@@ -58,11 +59,7 @@ class BranchTreeScreen(Screen):
 
     HELP = ("The branches made from this run (and, indented, the branches made from them). Enter shows the "
             "highlighted branch beside the run it was made from; o opens it in the stepper; Escape goes back.")
-    BINDINGS = [
-        Binding("enter", "compare", "Side by side", id="tree.compare"),
-        Binding("o", "open", "Open in stepper", id="tree.open"),
-        Binding("escape", "back", "Back", id="tree.back"),
-    ]
+    BINDINGS = keys.TREE
     title_line = getters.query_one("#tree-title", Static)
     options = getters.query_one("#tree-options", OptionList)
 
@@ -156,14 +153,9 @@ class BranchTreeScreen(Screen):
             self.notify(message.error or "cannot open", title="Cannot open", severity="error", markup=False)
             return
         if message.open_only:
-            from tui.core.view.run_view import RunView
-            from tui.app.screens.stepper import StepperScreen
-
-            self.app.push_screen(StepperScreen(RunView(message.branch), message.at))
-            return
-        from tui.app.screens.side_by_side import SideBySideScreen
-
-        self.app.push_screen(SideBySideScreen(message.parent, message.branch, message.at))
+            self.post_message(OpenStepper(message.branch, message.at))
+        else:
+            self.post_message(OpenSideBySide(message.parent, message.branch, message.at))
 
     def action_back(self) -> None:
         self.dismiss()

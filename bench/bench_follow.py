@@ -1,0 +1,168 @@
+"""Follow mode's cost per update on a 100 MB run growing by a line a second, measured, not asserted.
+
+    python bench/bench_follow.py [--size 100MB] [--updates 20] [--interval 1.0]
+
+Two 100 MB files, made on demand in a temporary directory:
+- a message-per-line JSONL run (``bench/large_run.py``), grown by one message line a second;
+- a recording (``turnscope record``'s claude-trace lines: each request carries the whole
+  conversation so far), grown by one exchange a second.
+
+For each, ``Follower.poll()`` runs once a second after the line is appended; its CPU time
+(``time.process_time``) is reported (p50, p95, max), beside the CPU of loading the same file
+again whole (what a follower without an appender does, and the only other way to see the
+new line). Target: under 50 ms of CPU per update.
+
+Then the stepper in a real terminal (``bench_stepper.Term``, a pty): ``python -m tui RUN``
+and ``python -m tui RUN --follow --at 0`` while a line a second is appended, interleaved,
+each stepped ``--steps`` times with j once the grammar check is on screen; key to frame,
+p50/p95. Target: steps as fast while following as without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from large_run import _size, make  # noqa: E402
+
+from tui.formats import load_runs  # noqa: E402
+from tui.formats.follow import Follower  # noqa: E402
+
+
+def recording(path: Path, size: int) -> Path:
+    """A claude-trace recording of about ``size`` bytes: exchange k sends messages 0..2k."""
+    text = "a sentence of the conversation so far " * 60
+    messages: list[dict] = []
+    written = 0
+    k = 0
+    with open(path, "w") as out:
+        while written < size:
+            messages.append({"role": "user", "content": f"turn {k}: {text}"})
+            line = exchange(messages, k) + "\n"
+            out.write(line)
+            written += len(line)
+            messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {k}"}]})
+            k += 1
+    return path
+
+
+def exchange(messages: list[dict], k: int) -> str:
+    body = {"model": "claude-bench", "max_tokens": 100, "system": "You help.", "messages": messages}
+    answer = {"id": f"msg_{k}", "type": "message", "role": "assistant", "model": "claude-bench",
+              "content": [{"type": "text", "text": f"answer {k}"}], "stop_reason": "end_turn",
+              "usage": {"input_tokens": 10, "output_tokens": 2}}
+    return json.dumps({"request": {"timestamp": 1.0 + k, "method": "POST", "url": "http://127.0.0.1/v1/messages",
+                                   "headers": {}, "body": body},
+                       "response": {"timestamp": 1.5 + k, "status_code": 200, "headers": {}, "body": answer}},
+                      separators=(",", ":"))
+
+
+def follow(path: Path, next_line, updates: int, interval: float) -> tuple[list[float], float, float]:
+    t = time.process_time()
+    follower = Follower(str(path))
+    opened = time.process_time() - t
+    costs = []
+    for k in range(updates):
+        time.sleep(interval)
+        with open(path, "a") as out:
+            out.write(next_line(k))
+        t = time.process_time()
+        update = follower.poll()
+        costs.append((time.process_time() - t) * 1000)
+        assert update is not None and update.lines == 1, update
+    t = time.process_time()
+    load_runs(str(path))
+    reload = (time.process_time() - t) * 1000
+    return costs, opened * 1000, reload
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", default="100MB")
+    parser.add_argument("--updates", type=int, default=20)
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--steps-only", action="store_true", help="only the stepper in a pty")
+    args = parser.parse_args()
+    size = _size(args.size)
+    folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
+    run = make(folder / "run.jsonl", size)
+    rec = recording(folder / "rec.jsonl", size)
+    line = json.dumps({"role": "user", "content": "one more line " * 20}) + "\n"
+    messages = []  # the recording's next exchanges: the conversation so far, read back once
+    for raw in rec.open("rb"):
+        pass
+    last = json.loads(raw)["request"]["body"]["messages"]
+    messages = last + [{"role": "assistant", "content": [{"type": "text", "text": "answer"}]}]
+    base = len(messages)
+
+    def next_exchange(k: int) -> str:
+        messages.append({"role": "user", "content": f"more {k}"})
+        out = exchange(messages, base + k) + "\n"
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {base + k}"}]})
+        return out
+
+    print(f"# follow, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {args.updates} updates, "
+          f"{args.interval:g} s apart")
+    if args.steps_only:
+        steps(run, line, args)
+        return
+    for name, path, grow in (("message-per-line run", run, lambda k: line), ("recording", rec, next_exchange)):
+        costs, opened, reload = follow(path, grow, args.updates, args.interval)
+        mb = path.stat().st_size / 1e6
+        print(f"{name} ({mb:.0f} MB): CPU per update p50 {pct(costs, .5):.2f} ms, p95 {pct(costs, .95):.2f} ms, "
+              f"max {max(costs):.2f} ms | loading it again whole {reload:.0f} ms ({reload / statistics.median(costs):.0f}x) "
+              f"| first load {opened:.0f} ms")
+    steps(run, line, args)
+
+
+def steps(path: Path, line: str, args: argparse.Namespace) -> None:
+    import threading
+
+    from bench_stepper import Term
+
+    def stepped(follow: bool) -> list[float]:
+        stop = threading.Event()
+
+        def writer() -> None:
+            while not stop.wait(1.0):
+                with open(path, "a") as out:
+                    out.write(line)
+
+        term = Term([sys.executable, "-m", "tui", str(path), *(["--follow", "--at", "0"] if follow else [])])
+        thread = threading.Thread(target=writer, daemon=True)
+        try:
+            term.until("message 0 of ", timeout=300)
+            term.until("error", timeout=300)  # the grammar check is on screen
+            thread.start()
+            return [term.key(b"j", f"message {n} of ") * 1000 for n in range(1, args.steps + 1)]
+        finally:
+            stop.set()
+            term.close()
+
+    results: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.repeat):
+        for follow in (False, True):
+            results[follow] += stepped(follow)
+    for follow, times in results.items():
+        print(f"stepper {'following' if follow else 'not following'} a {path.stat().st_size / 1e6:.0f} MB run growing "
+              f"a line a second: step p50 {pct(times, .5):.1f} ms, p95 {pct(times, .95):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""How fast the codex, inspect and har loaders read big files, as ratios measured in this one run (not asserted).
+
+    python bench/bench_next_loaders.py [--mb 100] [--repeat 5]
+
+Builds (in bench/out/, not committed) a synthetic file of about --mb megabytes of each format, shaped
+like the real ones in ../shared/realruns/next:
+
+- a Codex rollout: turns of reasoning (encrypted), exec_command calls and their outputs, token_count
+  events written twice, exec_command_end events repeating the outputs, assistant messages repeated as
+  agent_message events;
+- an Inspect ``.json`` log and the same log as an ``.eval`` zip: samples of an OpenAI agent whose
+  every model event carries its input and its recorded call (the whole history, twice), with long
+  tool outputs kept once as ``attachment://`` references, plus a scorer call per sample;
+- a HAR recording of one long Messages API conversation (every entry the whole request as posted
+  and the JSON answer), with unrelated GETs between the calls.
+
+For each file, ``--repeat`` interleaved tries of two whole processes (interpreter start-up and
+imports on both sides): a bare parse of the same bytes, values dropped, and ``turnscope check FILE``.
+The bare parse is what any reader of the format must do to reach its content: ``orjson.loads`` of
+each line (rollout) or of the document (Inspect ``.json``); for the ``.eval``, reading each sample's
+member of the zip and ``orjson.loads`` of it; for HAR, the document and the JSON bodies it holds as
+strings (``postData.text``, ``content.text``), with the cyclic garbage collector off as turnscope has it
+while it loads (on one 100 MB document it would otherwise cost the bare parse twice its time). Target:
+within 2x. Exit 1 when it is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import io
+import os
+import statistics
+import sys
+import zipfile
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "bench" / "out"
+_spec = importlib.util.spec_from_file_location("bench_loaders", REPO / "bench" / "bench_loaders.py")
+bench_loaders = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_loaders)  # type: ignore[union-attr]
+_text, timed = bench_loaders._text, bench_loaders.timed
+
+
+def rollout(path: Path, megabytes: int) -> None:
+    def line(kind: str, payload: dict) -> bytes:
+        return orjson.dumps({"timestamp": "2026-05-11T08:27:21.556Z", "type": kind, "payload": payload})
+
+    lines = [line("session_meta", {"id": "bench", "cwd": "/repo", "originator": "codex-tui", "cli_version": "0.125.0",
+                                   "base_instructions": {"text": _text(2000, 1)}})]
+    size, turn, total = 0, 0, 0
+    while size < megabytes * (1 << 20):
+        turn += 1
+        batch = [line("turn_context", {"turn_id": f"t{turn}", "model": "gpt-5.5", "effort": "medium"}),
+                 line("response_item", {"type": "message", "role": "user",
+                                        "content": [{"type": "input_text", "text": _text(30, turn)}]}),
+                 line("event_msg", {"type": "user_message", "message": _text(30, turn)})]
+        for call in range(8):
+            ident = f"call_{turn}_{call}"
+            output = _text(700, turn + call)  # about the 5.7 KB per message of the real rollout
+            total += 1000
+            usage = {"input_tokens": total, "cached_input_tokens": total // 2, "output_tokens": 50,
+                     "reasoning_output_tokens": 20, "total_tokens": total + 50}
+            count = line("event_msg", {"type": "token_count", "info": {"total_token_usage": usage,
+                                                                       "last_token_usage": usage}})
+            batch += [line("response_item", {"type": "reasoning", "summary": [], "content": None,
+                                             "encrypted_content": "gAAAA" + "x" * 1200}),
+                      line("response_item", {"type": "function_call", "name": "exec_command", "call_id": ident,
+                                             "arguments": orjson.dumps({"cmd": f"rg -n {turn} src"}).decode()}),
+                      count, count,
+                      line("response_item", {"type": "function_call_output", "call_id": ident, "output": output}),
+                      line("event_msg", {"type": "exec_command_end", "call_id": ident, "stdout": output})]
+        answer = _text(80, turn)
+        batch += [line("event_msg", {"type": "agent_message", "message": answer}),
+                  line("response_item", {"type": "message", "role": "assistant",
+                                         "content": [{"type": "output_text", "text": answer}]})]
+        lines += batch
+        size += sum(len(b) + 1 for b in batch)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def _inspect_samples(megabytes: int) -> tuple[dict, list[dict]]:
+    header = {"version": 2, "status": "success",
+              "eval": {"task": "bench", "model": "openai/gpt-4o", "created": "2026-01-01T00:00:00+00:00"}}
+    tools = [{"type": "function", "function": {"name": "bash", "description": _text(60, 2),
+                                               "parameters": {"type": "object", "properties": {
+                                                   "cmd": {"type": "string"}}}}}]
+    samples, size, k = [], 0, 0
+    while size < megabytes * (1 << 20):
+        k += 1
+        attachments: dict[str, str] = {}
+        chat = [{"role": "system", "content": _text(300, k)}, {"role": "user", "content": _text(40, k)}]
+        inspect_input = [dict(m) for m in chat]
+        events = [{"event": "span_begin", "id": "solver", "type": "solver", "name": "generate"}]
+        for step in range(30):
+            ident = f"call_{k}_{step}"
+            args = {"cmd": f"grep -n {step} src"}
+            events.append({"event": "model", "span_id": "solver", "model": "openai/gpt-4o",
+                           "input": list(inspect_input), "tools": [], "tool_choice": "auto", "config": {},
+                           "output": {"model": "gpt-4o", "choices": [{"message": {
+                               "role": "assistant", "content": "", "tool_calls": [
+                                   {"id": ident, "function": "bash", "arguments": args}]},
+                               "stop_reason": "tool_calls"}], "usage": {"input_tokens": 1000 + step,
+                                                                         "output_tokens": 20}},
+                           "call": {"request": {"model": "gpt-4o", "messages": list(chat), "tools": tools},
+                                    "response": {"usage": {"prompt_tokens": 1000 + step, "completion_tokens": 20}},
+                                    "time": 0.5}})
+            key = f"{k:08x}{step:024x}"
+            attachments[key] = _text(500, k + step)
+            chat = chat + [{"role": "assistant", "content": "", "tool_calls": [
+                {"id": ident, "type": "function", "function": {"name": "bash", "arguments": orjson.dumps(args).decode()}}]},
+                {"role": "tool", "tool_call_id": ident, "content": f"attachment://{key}"}]
+            inspect_input = inspect_input + [
+                {"role": "assistant", "content": "", "tool_calls": [{"id": ident, "function": "bash", "arguments": args}]},
+                {"role": "tool", "tool_call_id": ident, "content": f"attachment://{key}"}]
+        events.append({"event": "span_begin", "id": "scorer", "type": "scorer", "name": "model_graded_fact"})
+        events.append({"event": "model", "span_id": "scorer", "model": "openai/gpt-4o", "input": [],
+                       "output": {"choices": [{"message": {"role": "assistant", "content": "GRADE: C"},
+                                               "stop_reason": "stop"}]},
+                       "call": {"request": {"model": "gpt-4o", "messages": [{"role": "user", "content": _text(200, k)}]}}})
+        sample = {"id": k, "epoch": 1, "input": _text(40, k), "target": "x", "messages": [],
+                  "scores": {"model_graded_fact": {"value": "C"}}, "events": events, "attachments": attachments}
+        size += len(orjson.dumps(sample))
+        samples.append(sample)
+    return header, samples
+
+
+def inspect_json(path: Path, megabytes: int) -> None:
+    header, samples = _inspect_samples(megabytes)
+    path.write_bytes(orjson.dumps({**header, "samples": samples}))
+
+
+def inspect_eval(path: Path, megabytes: int) -> None:
+    header, samples = _inspect_samples(megabytes)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr("header.json", orjson.dumps(header))
+        for sample in samples:
+            archive.writestr(f"samples/{sample['id']}_epoch_1.json", orjson.dumps(sample))
+    path.write_bytes(buffer.getvalue())
+
+
+def har(path: Path, megabytes: int) -> None:
+    system = [{"type": "text", "text": _text(1500, 3)}]
+    tools = [{"name": f"Tool{k}", "description": _text(200, k), "input_schema": {"type": "object", "properties": {}}}
+             for k in range(10)]
+    messages: list[dict] = [{"role": "user", "content": "Fix the refund rounding."}]
+    entries, size, call = [], 0, 0
+    while size < megabytes * (1 << 20):
+        call += 1
+        body = orjson.dumps({"model": "claude-sonnet-4-5", "max_tokens": 8000, "system": system, "tools": tools,
+                             "messages": messages}).decode()
+        content = [{"type": "text", "text": _text(50, call)},
+                   {"type": "tool_use", "id": f"toolu_{call:05d}", "name": "Tool1", "input": {"path": f"/f{call}"}}]
+        answer = orjson.dumps({"id": f"msg_{call:05d}", "type": "message", "role": "assistant", "content": content,
+                               "stop_reason": "tool_use", "usage": {"input_tokens": 100 * call, "output_tokens": 90}})
+        entries.append({"startedDateTime": "2026-01-01T00:00:00Z", "time": 800,
+                        "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages",
+                                    "headers": [{"name": "content-type", "value": "application/json"}],
+                                    "postData": {"mimeType": "application/json", "text": body}},
+                        "response": {"status": 200, "headers": [{"name": "request-id", "value": f"req_{call}"}],
+                                     "content": {"mimeType": "application/json", "text": answer.decode()}}})
+        entries.append({"startedDateTime": "2026-01-01T00:00:01Z", "time": 5,
+                        "request": {"method": "GET", "url": "https://example.org/status", "headers": []},
+                        "response": {"status": 200, "headers": [], "content": {"mimeType": "text/html", "text": "ok"}}})
+        size += len(body) + len(answer)
+        messages = messages + [{"role": "assistant", "content": content},
+                               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{call:05d}",
+                                                             "content": _text(150, call)}]}]
+    path.write_bytes(orjson.dumps({"log": {"version": "1.2", "creator": {"name": "bench", "version": "1"},
+                                           "entries": entries}}))
+
+
+FLOORS = {
+    "lines": ("import gc, sys, orjson\ngc.disable()\n"
+              "for line in open(sys.argv[1], 'rb').read().split(b'\\n'):\n"
+              "    if line:\n"
+              "        orjson.loads(line)\n"),
+    "document": "import gc, sys, orjson\ngc.disable()\norjson.loads(open(sys.argv[1], 'rb').read())\n",
+    "eval": ("import gc, io, sys, zipfile, orjson\ngc.disable()\n"
+             "archive = zipfile.ZipFile(io.BytesIO(open(sys.argv[1], 'rb').read()))\n"
+             "for name in archive.namelist():\n"
+             "    if name.startswith('samples/'):\n"
+             "        orjson.loads(archive.read(name))\n"),
+    "har": ("import gc, sys, orjson\ngc.disable()\n"
+            "log = orjson.loads(open(sys.argv[1], 'rb').read())\n"
+            "for entry in log['log']['entries']:\n"
+            "    for text in (entry['request'].get('postData', {}).get('text'), entry['response']['content'].get('text')):\n"
+            "        if text and text[:1] in '{[':\n"
+            "            orjson.loads(text)\n"),
+}
+FILES = (("codex rollout", "rollout.jsonl", rollout, "lines"), ("inspect .json log", "inspect.json", inspect_json, "document"),
+         ("inspect .eval log", "inspect.eval", inspect_eval, "eval"), ("har recording", "recording.har", har, "har"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=int, default=100, help="size of each synthetic file (default 100)")
+    parser.add_argument("--repeat", type=int, default=5, help="interleaved tries of each command (default 5)")
+    parser.add_argument("--only", help="just the file whose name holds this (codex, .json, .eval, har)")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    missed = False
+    for name, filename, build, floor in FILES:
+        if args.only and args.only not in name and args.only not in filename:
+            continue
+        path = OUT / f"next-{args.mb}mb-{filename}"
+        if not path.exists():
+            build(path, args.mb)
+        floor_argv = [sys.executable, "-c", FLOORS[floor], str(path)]
+        check_argv = [sys.executable, "-m", "tui", "check", str(path)]
+        floors, checks = [], []
+        for _ in range(args.repeat):  # interleaved: a busy moment on the shared machine hits both alike
+            floors.append(timed(floor_argv))
+            checks.append(timed(check_argv))
+        code = checks[-1][2]
+        floor_wall, floor_cpu = (statistics.median(t[k] for t in floors) for k in (0, 1))
+        wall, cpu = (statistics.median(t[k] for t in checks) for k in (0, 1))
+        ratios = sorted(c[0] / f[0] for c, f in zip(checks, floors))
+        missed = missed or wall / floor_wall > 2
+        print(f"{name}: {path.stat().st_size / 1e6:,.1f} MB ({path})")
+        print(f"  bare parse, whole process: {floor_wall:.3f} s wall, {floor_cpu:.3f} s CPU")
+        print(f"  turnscope check, whole process (exit {code}): {wall:.3f} s wall, {cpu:.3f} s CPU")
+        print(f"  ratio of medians: {wall / floor_wall:.2f}x wall, {cpu / floor_cpu:.2f}x CPU (target <= 2x); "
+              f"per try {ratios[0]:.2f}x to {ratios[-1]:.2f}x wall")
+    print(f"(medians of {args.repeat} interleaved tries; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs)")
+    raise SystemExit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()

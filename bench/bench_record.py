@@ -1,0 +1,222 @@
+"""What ``turnscope record`` adds to an agent's calls, measured side by side, not asserted.
+
+    python bench/bench_record.py [--rounds 200] [--events 40] [--exchanges 1000]
+
+An upstream (an aiohttp server in its own process) streams a Messages API answer of
+``--events`` events, 2 ms apart, each stamped with the system's monotonic clock when it is
+written. A client in this process sends the same ~30 KB request body either straight to the
+upstream or through ``turnscope record`` (its own process, recording to a temporary file),
+the two interleaved call by call, and notes when the first byte and each event arrive:
+
+- time to first byte (request sent -> first body byte), p50/p95, direct and proxied;
+- per event: arrival minus the upstream's stamp, p50/p95, direct and proxied;
+- the same with 8 streams at once (8 clients started together), and the slowest TTFB (a
+  stall shows there);
+- CPU per exchange: the recorder's user+system time over ``--exchanges`` short streamed
+  exchanges, divided by their number;
+- memory: the recorder's resident size (VmRSS) every 100 of those exchanges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+UPSTREAM = r'''
+import asyncio, json, sys, time
+from aiohttp import web
+
+EVENTS = int(sys.argv[1])
+SPACING = float(sys.argv[2])
+
+def event(name, data):
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+async def messages(request):
+    await request.read()
+    events = int(request.query.get("events", EVENTS))
+    response = web.StreamResponse(headers={"content-type": "text/event-stream", "request-id": "req_bench"})
+    await response.prepare(request)
+    await response.write(event("message_start", {"type": "message_start", "message": {
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": "claude-bench", "content": [],
+        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 9000, "output_tokens": 1},
+        "t": time.monotonic()}}))
+    await response.write(event("content_block_start", {"type": "content_block_start", "index": 0,
+                                                       "content_block": {"type": "text", "text": ""}}))
+    for k in range(events):
+        if SPACING:
+            await asyncio.sleep(SPACING)
+        await response.write(event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                   "delta": {"type": "text_delta", "text": "word " * 4}, "t": time.monotonic()}))
+    await response.write(event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    await response.write(event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                               "stop_sequence": None}, "usage": {"output_tokens": events * 4}}))
+    await response.write(event("message_stop", {"type": "message_stop"}))
+    return response
+
+app = web.Application(client_max_size=1 << 30)
+app.router.add_post("/v1/messages", messages)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[3]), print=None, access_log=None, backlog=1024)
+'''
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def wait_up(url: str) -> None:
+    import aiohttp
+
+    for _ in range(200):
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(url + "/v1/messages?events=0", data=b"{}") as r:
+                    await r.read()
+                    return
+        except aiohttp.ClientError:
+            await asyncio.sleep(0.05)
+    raise SystemExit(f"{url} did not come up")
+
+
+BODY = json.dumps({"model": "claude-bench", "max_tokens": 1000, "stream": True, "system": "You help." * 50,
+                   "messages": [{"role": "user" if k % 2 == 0 else "assistant", "content": "a sentence of text " * 20}
+                                for k in range(80)]}).encode()
+HEADERS = {"content-type": "application/json", "x-api-key": "sk-ant-bench-not-a-key",
+           "anthropic-version": "2023-06-01"}
+
+
+async def one_call(session, url: str, events: int | None = None) -> tuple[float, list[float]]:
+    """(time to first byte in ms, [arrival - stamp in ms for each stamped event])."""
+    target = url + "/v1/messages" + (f"?events={events}" if events is not None else "")
+    start = time.monotonic()
+    ttfb = None
+    lags: list[float] = []
+    buffer = b""
+    async with session.post(target, data=BODY, headers=HEADERS) as response:
+        async for chunk in response.content.iter_any():
+            now = time.monotonic()
+            if ttfb is None:
+                ttfb = (now - start) * 1000
+            buffer += chunk
+            while b"\n\n" in buffer:
+                raw, buffer = buffer.split(b"\n\n", 1)
+                data = json.loads(raw.split(b"data: ", 1)[1])
+                stamp = data.get("t", data.get("message", {}).get("t"))
+                if stamp is not None:
+                    lags.append((now - stamp) * 1000)
+    return ttfb or 0.0, lags
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def proc_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def main() -> None:
+    import aiohttp
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--events", type=int, default=40)
+    parser.add_argument("--exchanges", type=int, default=1000)
+    args = parser.parse_args()
+    port = free_port()
+    upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.events), "0.002", str(port)])
+    tmp = tempfile.mkdtemp(prefix="bench-record-")
+    recording = Path(tmp) / "bench.jsonl"
+    direct = f"http://127.0.0.1:{port}"
+    recorders: list[subprocess.Popen] = []
+    loops = ["asyncio"]
+    try:
+        await wait_up(direct)
+        targets = {"direct": direct}
+        for loop in loops:
+            recorder = subprocess.Popen(
+                [sys.executable, "-m", "tui", "record", "-o", str(recording.with_name(f"{loop}.jsonl")),
+                 "--upstream", direct], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT)})
+            recorders.append(recorder)
+            targets[f"proxied ({loop})"] = recorder.stdout.readline().strip().split("=", 1)[1]
+        recorder = recorders[0]
+        proxied = targets["proxied (asyncio)"]
+        recording = recording.with_name("asyncio.jsonl")
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector, auto_decompress=False) as session:
+            for url in targets.values():  # warm every path (pools, imports)
+                for _ in range(5):
+                    await one_call(session, url)
+            results = {name: ([], []) for name in targets}
+            for _ in range(args.rounds):
+                for name, url in targets.items():
+                    ttfb, lags = await one_call(session, url)
+                    results[name][0].append(ttfb)
+                    results[name][1].extend(lags)
+            parallel = {name: [] for name in targets}
+            for _ in range(max(10, args.rounds // 8)):
+                for name, url in targets.items():
+                    done = await asyncio.gather(*(one_call(session, url) for _ in range(8)))
+                    parallel[name].extend(t for t, _ in done)
+            cpu0, rss = proc_cpu(recorder.pid), [proc_rss_mb(recorder.pid)]
+            wall0 = time.monotonic()
+            for k in range(args.exchanges):
+                await one_call(session, proxied, events=5)
+                if (k + 1) % 100 == 0:
+                    rss.append(proc_rss_mb(recorder.pid))
+            cpu = proc_cpu(recorder.pid) - cpu0
+            wall = time.monotonic() - wall0
+        for process in recorders:
+            process.send_signal(2)
+            process.wait(timeout=30)
+        records = sum(1 for _ in recording.open("rb"))
+    finally:
+        for process in (*recorders, upstream):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    print(f"# turnscope record, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {args.rounds} streamed calls each way "
+          f"(~{len(BODY) // 1024} KB body, {args.events} events 2 ms apart)")
+    d_t, d_e, d8 = results["direct"][0], results["direct"][1], parallel["direct"]
+    print(f"direct              TTFB p50 {pct(d_t, .5):.2f} p95 {pct(d_t, .95):.2f} | per event p50 {pct(d_e, .5):.2f} "
+          f"p95 {pct(d_e, .95):.2f} | 8 parallel TTFB p50 {pct(d8, .5):.2f} p95 {pct(d8, .95):.2f} max {max(d8):.1f}")
+    for name in targets:
+        if name == "direct":
+            continue
+        p_t, p_e, p8 = results[name][0], results[name][1], parallel[name]
+        print(f"{name:19} TTFB p50 {pct(p_t, .5):.2f} p95 {pct(p_t, .95):.2f} (added {pct(p_t, .5) - pct(d_t, .5):+.2f} / "
+              f"{pct(p_t, .95) - pct(d_t, .95):+.2f}) | per event p50 {pct(p_e, .5):.2f} p95 {pct(p_e, .95):.2f} (added "
+              f"{pct(p_e, .5) - pct(d_e, .5):+.2f} / {pct(p_e, .95) - pct(d_e, .95):+.2f}) | 8 parallel TTFB p50 "
+              f"{pct(p8, .5):.2f} p95 {pct(p8, .95):.2f} max {max(p8):.1f}, p95 {pct(p8, .95) / pct(d8, .95):.2f}x direct")
+    print(f"CPU per exchange (asyncio recorder)    {cpu / args.exchanges * 1000:.2f} ms ({args.exchanges} streamed exchanges in {wall:.1f} s)")
+    print(f"recorder RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss)}")
+    print(f"records written: {records}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,47 @@
+"""The garbage-collector policy, in one place: every ``gc`` call of turnscope is here.
+
+A loaded run is millions of acyclic objects (dicts, lists, strings). The cyclic collector
+would walk them again and again for nothing, so:
+
+- ``paused()`` — while a file is parsed the collector is off (collecting objects half built
+  costs a third of the parse), and back as it was afterwards;
+- ``one_shot()`` — a one-shot verb runs without it from start to end (``tui.cli``);
+- ``keep_out_loaded()`` — once a run is loaded and read-only, the objects alive now leave the
+  collector's walks (``gc.freeze``), so no later collection pauses a step to walk the run.
+  The app calls it for the run it starts on and for every run opened later (from the picker
+  or a branch), accepting that the app's own few cyclic objects alive then are kept too;
+- ``for_the_app()`` — before a verb hands over to the app: the runs loaded so far are kept
+  out, and the collector is on for the app's own cycles while it runs.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """The collector off inside, then as it was before."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+one_shot = paused  # a one-shot verb: the same rule for the whole run of the verb
+
+
+def keep_out_loaded() -> None:
+    """Everything alive now (the run just loaded) leaves the collector's walks for good."""
+    gc.freeze()
+
+
+def for_the_app() -> None:
+    """The runs loaded so far kept out, the collector on for the app's own cycles."""
+    gc.freeze()
+    gc.enable()

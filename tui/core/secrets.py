@@ -1,0 +1,273 @@
+"""Credentials in a run's content: found, reported by kind and last four characters, redacted.
+
+The patterns are detect-secrets' (Yelp's detector library: its regex-based plugins for AWS,
+Azure storage, GitHub, GitLab, Slack, Stripe, OpenAI, JWTs, private keys, basic-auth connection
+strings and more). Its plugins are called directly (``analyze_string``), so its network
+verification never runs: nothing found is ever sent anywhere. Left out are its keyword and
+high-entropy plugins, which flag code and every base64 value (a thinking signature would be one),
+its public-IP plugin (an address is no credential), and its keyword-led plugins for IBM Cloud,
+Cloudant, SoftLayer and Artifactory (each a name followed by any word: noisy on code, and together
+four times slower than all the others). Added, as plugins of the same library, the
+kinds it lacks: Anthropic keys, Google API keys, OpenAI project keys and bearer tokens.
+
+Only text is scanned (``tui.core.content``): signatures, redacted thinking, encrypted content
+and ids are opaque values a replay needs byte-exact; they are never scanned and never redacted.
+``secret_findings`` reports ``secret_in_content`` warnings; ``redact_text`` and ``redact_value``
+replace each secret with ``⟨redacted: KIND⟩``. The secret itself is never put in a finding,
+a message or an error: only its kind and its last four characters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from tui.core.content import NOTHING, OPAQUE_KEYS, TOOL_USE_TYPES, text_places
+from tui.core.grammar.findings import Finding
+from tui.core.grammar.rules import WARNING
+from tui.core.run import Run
+
+RULE = "secret_in_content"
+#: detect-secrets plugins not used (see the module's text).
+_LEFT_OUT = {"KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector",
+             "CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector",
+             "ArtifactoryDetector"}
+#: A token's characters: a value a plugin reports (a prefix group, a JWT cut short) is widened over them.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-.+/=~]*")
+_PEM = re.compile(r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----.*?(-----END[A-Z ]*PRIVATE KEY( BLOCK)?-----|\Z)",
+                  re.DOTALL)
+#: What a line must hold for any plugin to match in it: every pattern used needs a run of 16 or more
+#: token characters, a private key's header or a URL's ``://`` (all of them are line-local, as
+#: detect-secrets scans line by line). Prose and short JSON rows have none, so the plugins run on the
+#: few lines that do. The runs are found on the UTF-8 bytes with every token byte translated to ``a``
+#: (newlines kept, everything else a space): ten times faster than a regex over the text.
+_TOKEN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~")
+_MASK = bytes(0x61 if b in _TOKEN_BYTES else 0x0A if b == 0x0A else 0x20 for b in range(256))
+_RUN = b"a" * 16
+
+
+#: How an opaque value begins in a run's JSON, as orjson writes a block (in its stored key order): a
+#: tool_use's id, a tool_result's tool_use_id, redacted thinking's data, media data. Its token run is
+#: skipped; any other (a signature, an input field named ``id``) is scanned, at worst for nothing.
+_OPAQUE_OPENINGS = (b'"tool_use","id":"', b'"server_tool_use","id":"', b'"tool_result","tool_use_id":"',
+                    b'"redacted_thinking","data":"')
+_MEDIA_DATA = b'","data":"'
+_MEDIA = b'"media_type":"'
+_CONTEXT = 80  # bytes before a token run that a pattern may need (``Bearer ``, ``aws_secret_key = "``)
+
+
+def may_hold_secrets(data: bytes) -> bool:
+    """False when a whole run's JSON (``data``, as orjson writes it: no raw newline) holds no secret in
+    any text: then no walk of the run is needed. The plugins run on short windows around each run of
+    16 token characters that is not an opaque value (an id, a signature, media data), each private-key
+    header and each ``://``; True when any of them finds something (the walk then says where)."""
+    mask = data.translate(_MASK)
+    windows = []
+    at = mask.find(_RUN)
+    while at != -1:
+        end = mask.find(b" ", at)
+        end = len(mask) if end == -1 else end
+        before = data[max(0, at - 64):at]
+        opaque = before.endswith(_OPAQUE_OPENINGS) or (before.endswith(_MEDIA_DATA) and _MEDIA in before)
+        if not (data[end:end + 1] == b'"' and opaque):
+            windows.append(data[max(0, at - _CONTEXT):end + 2])
+        at = mask.find(_RUN, end)
+    for needle in (b"PRIVATE KEY", b"PuTTY", b"://"):
+        at = data.find(needle)
+        while at != -1:
+            windows.append(data[max(0, at - _CONTEXT):at + _CONTEXT])
+            at = data.find(needle, at + 1)
+    if not windows:
+        return False
+    sample = b"\n".join(windows).decode("utf-8", "replace")
+    return any(True for plugin in detectors() for _ in plugin.analyze_string(sample))
+
+
+def candidate_lines(text: str) -> str:
+    """The lines of ``text`` a plugin could match in, joined (``""`` when there are none)."""
+    mask = text.encode("utf-8", "surrogatepass").translate(_MASK)
+    if _RUN not in mask and "PRIVATE KEY" not in text and "://" not in text:
+        return ""
+    if "\n" not in text:
+        return text
+    return "\n".join(line for line, bits in zip(text.split("\n"), mask.split(b"\n"))
+                     if _RUN in bits or "PRIVATE KEY" in line or "://" in line)
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A secret found in one string: its kind and where (``start``, ``end``); ``last4`` is all we show of it."""
+
+    kind: str
+    start: int
+    end: int
+    last4: str
+
+
+def _extra_plugins() -> list:
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    class AnthropicKeyDetector(RegexBasedDetector):
+        """Anthropic API, admin and OAuth keys (``sk-ant-api03-...``)."""
+
+        secret_type = "Anthropic API Key"
+        denylist = [re.compile(r"sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_\-]{20,}")]
+
+    class GoogleApiKeyDetector(RegexBasedDetector):
+        """Google Cloud / Gemini API keys."""
+
+        secret_type = "Google API Key"
+        denylist = [re.compile(r"AIza[0-9A-Za-z_\-]{35}")]
+
+    class OpenAIProjectKeyDetector(RegexBasedDetector):
+        """OpenAI's project, service-account and admin keys (the library knows the older format only)."""
+
+        secret_type = "OpenAI Token"
+        denylist = [re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}")]
+
+    class BearerTokenDetector(RegexBasedDetector):
+        """An HTTP bearer token (``Authorization: Bearer ...``)."""
+
+        secret_type = "Bearer Token"
+        denylist = [re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)")]
+
+    return [AnthropicKeyDetector(), GoogleApiKeyDetector(), OpenAIProjectKeyDetector(), BearerTokenDetector()]
+
+
+@lru_cache(maxsize=1)
+def detectors() -> tuple:
+    """The plugins, most specific first (an overlap is named by the first that found it)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    library = [cls() for cls in get_mapping_from_secret_type_to_class().values() if cls.__name__ not in _LEFT_OUT]
+    library.sort(key=lambda p: p.secret_type in ("JSON Web Token", "Basic Auth Credentials"))
+    extra = _extra_plugins()
+    return tuple(extra[:3] + library + extra[3:])
+
+
+def find_in(text: str) -> list[Secret]:
+    """The secrets in ``text``, in order, overlaps merged."""
+    sample = candidate_lines(text)
+    if not sample:
+        return []
+    spans: list[tuple[int, int, int, str]] = []  # start, end, priority, kind
+    for rank, plugin in enumerate(detectors()):
+        for value in set(plugin.analyze_string(sample)):
+            if not value:
+                continue
+            start = text.find(value)
+            while start != -1:
+                end = start + len(value)
+                if value[-1:].isalnum() or value[-1:] in "_-.":
+                    end = _TOKEN_TAIL.match(text, end).end()
+                if plugin.secret_type == "Private Key":
+                    block = _PEM.search(text, max(0, start - 40))
+                    if block is not None and block.start() <= start:
+                        start, end = block.span()
+                spans.append((start, end, rank, plugin.secret_type))
+                start = text.find(value, start + len(value))
+    spans.sort()
+    merged: list[list[Any]] = []
+    for start, end, rank, kind in spans:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            if rank < last[2]:
+                last[2], last[3] = rank, kind
+        else:
+            merged.append([start, end, rank, kind])
+    return [Secret(kind, start, end, _last4(text[start:end], kind)) for start, end, _, kind in merged]
+
+
+def _last4(value: str, kind: str) -> str:
+    if kind == "Private Key":
+        body = re.sub(r"-----[A-Z ]+-----|\s", "", value)
+        return body[-4:]
+    return value[-4:]
+
+
+def marker(kind: str) -> str:
+    return f"⟨redacted: {kind}⟩"
+
+
+def redact_text(text: str) -> tuple[str, list[Secret]]:
+    """``text`` with each secret replaced by ``⟨redacted: KIND⟩``, and what was replaced."""
+    found = find_in(text)
+    if not found:
+        return text, []
+    out, at = [], 0
+    for secret in found:
+        out += [text[at:secret.start], marker(secret.kind)]
+        at = secret.end
+    out.append(text[at:])
+    return "".join(out), found
+
+
+def redact_value(value: Any, skip: frozenset = OPAQUE_KEYS) -> tuple[Any, int]:
+    """A JSON value with the secrets in its strings redacted (the values of the keys in ``skip``
+    untouched, save in a tool_use's input, which is text key for key; the same objects where nothing
+    changed), and how many were redacted."""
+    if isinstance(value, str):
+        text, found = redact_text(value)
+        return text, len(found)
+    if isinstance(value, dict):
+        count, out, changed = 0, {}, False
+        whole = value.get("type") in TOOL_USE_TYPES
+        for key, item in value.items():
+            if key in skip:
+                out[key] = item
+                continue
+            new, n = redact_value(item, NOTHING if whole and key == "input" else skip)
+            count += n
+            changed |= new is not item
+            out[key] = new
+        return (out if changed else value), count
+    if isinstance(value, list):
+        count, out, changed = 0, [], False
+        for item in value:
+            new, n = redact_value(item, skip)
+            count += n
+            changed |= new is not item
+            out.append(new)
+        return (out if changed else value), count
+    return value, 0
+
+
+def secret_findings(run: Run, places: list | None = None) -> list[Finding]:
+    """One ``secret_in_content`` warning per secret: where, its kind and its last four characters;
+    ``places``: the run's ``text_places``, when the caller walked them already."""
+    findings = []
+    for place in text_places(run) if places is None else places:
+        for secret in find_in(place.text):
+            findings.append(Finding(
+                WARNING, RULE, place.index, place.block,
+                f"{secret.kind} in the {place.what}, ending …{secret.last4}",
+                "a credential in the run's text is in every copy of the run (convert --redact and "
+                "export --redact write one without it)"))
+    return findings
+
+
+def redact_run(run: Run) -> tuple[Run, int]:
+    """A copy of ``run`` with every secret redacted (messages, system, tools, recorded requests and
+    responses), through its native form so nothing the file holds is missed; how many were redacted."""
+    from tui.core import native
+
+    doc, count = redact_value(native.run_to_dict(run))
+    if not count:
+        return run, 0
+    copy = native.run_from_dict(doc, run.source.path, run.source.run_index, run.source.run_count)
+    copy.source = run.source
+    copy.meta = run.meta if "meta" not in doc else doc["meta"]
+    return copy, count
+
+
+_CUT_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.~]{8,}…$")
+
+
+def redact_title(title: str) -> str:
+    """A run's title (its first words, cut with ``…``) as it may be stored (the recent-runs list): each
+    secret redacted, and a long token cut at the end dropped, since a cut secret no pattern matches."""
+    text, _ = redact_text(title)
+    return _CUT_TOKEN.sub("…", text)
