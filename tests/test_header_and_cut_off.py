@@ -71,4 +71,4 @@ async def test_the_status_bar_and_the_last_row_say_the_line_was_cut_off(tmp_path
         await settle(pilot)
         text = screen_text(app)
         assert f"3 next request · line 5: cut off, {len(CUT)} bytes" in text
-        assert "0 errors, 1 warning (line 5 cut off)" in text
+        assert "0 errors, △ 1 warning (line 5 cut off)" in text
