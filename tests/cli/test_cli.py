@@ -212,7 +212,7 @@ def test_run_k_picks_one_everywhere(cli, two_runs):
 
 def test_show_text_says_exact_or_reconstructed(cli):
     exact = cli("show", SAMPLES / "refund/request.json", "--at", "5").stdout.splitlines()
-    assert exact[1] == "prefix: exact (the request as it was recorded)"
+    assert exact[1] == "prefix: exact (the request as it was recorded; --json prints it re-serialised)"
     assert exact[2] == "the request for message 5 of 7, sent by model call 3 of 3"
     rebuilt = cli("show", SAMPLES / "refund/run.jsonl", "--at", "5").stdout.splitlines()
     assert rebuilt[1] == "prefix: reconstructed (rebuilt from the run's messages; no request was recorded)"

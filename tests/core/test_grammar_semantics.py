@@ -125,18 +125,18 @@ def test_the_same_error_earlier_in_the_run_is_an_error():
 def test_an_empty_final_response_is_reported_but_an_empty_prefill_is_not():
     messages = [ASK, {"role": "assistant", "content": []}]
     assert rules(check_run(run_of(messages))) == [("warning", "empty_content", 1, None)]
-    assert check_request({"messages": messages}) == []
+    assert check_request({"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": messages}) == []
 
 
 def test_trailing_whitespace_matters_in_a_prefill_only():
     messages = [ASK, assistant(text("The order is "))]
-    assert rules(check_request({"messages": messages})) == [("error", "final_assistant_trailing_whitespace", 1, 0)]
+    assert rules(check_request({"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": messages})) == [("error", "final_assistant_trailing_whitespace", 1, 0)]
     assert check_run(run_of(messages)) == []
 
 
 def test_a_whitespace_block_in_a_prefill_hits_the_trailing_whitespace_rule_instead():
     messages = [ASK, assistant(text("\n\n"))]
-    assert rules(check_request({"messages": messages})) == [("error", "final_assistant_trailing_whitespace", 1, 0)]
+    assert rules(check_request({"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": messages})) == [("error", "final_assistant_trailing_whitespace", 1, 0)]
     assert rules(check_run(run_of(messages))) == [("warning", "whitespace_text_block", 1, 0)]
 
 

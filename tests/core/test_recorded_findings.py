@@ -57,3 +57,40 @@ def test_same_but_cache_control_compares_everything_else():
     assert same_but_cache_control(a, {"role": "user", "content": [{"type": "text", "text": "x"}]})
     assert not same_but_cache_control(a, {"role": "user", "content": [{"type": "text", "text": "y"}]})
     assert first_difference([{"type": "text"}], [{"type": "tool_use"}]) == "block 0: type 'text' became 'tool_use'"
+
+
+def test_request_differs_names_the_call_and_the_first_differing_field_by_path():
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello."},
+                {"role": "user", "content": "more"}, {"role": "assistant", "content": "Bye."}]
+    params = {"model": "claude-sonnet-4-5", "max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 1024}}
+    first = dict(params, thinking={"type": "enabled", "budget_tokens": 6400})
+    calls = [ModelCall(message=1, request=RecordedRequest(messages=1, params=first)),
+             ModelCall(message=3, request=RecordedRequest(messages=3))]
+    run = Run(messages=messages, params=params, calls=calls, source=Source(path="x", format="t", prefix=EXACT))
+    [finding] = [f for f in check_run(run) if f.rule == "request_differs"]
+    assert finding.index == 1
+    assert finding.message.endswith("model call 1's request differs from the run's last: "
+                                    "thinking.budget_tokens: 6400 -> 1024")
+    calls[0].request.params = dict(params)
+    calls[1].request.params = dict(params, container="container_011")
+    [finding] = [f for f in check_run(run) if f.rule == "request_differs"]
+    assert finding.index == 3 and "model call 2's request differs" in finding.message
+    assert "container (later requests dropped it)" in finding.message
+    calls[1].request.params = None
+    run.params = dict(params, container="container_011")
+    findings = [f for f in check_run(run) if f.rule == "request_differs"]
+    assert [f.index for f in findings] == [1]
+    assert "container added later (this call was sent none)" in findings[0].message
+
+
+def test_a_returned_turn_that_differs_only_by_a_cache_control_breakpoint_is_not_written_or_shown():
+    from tui.core import native
+    from tui.core.grammar.recorded import returned_differs
+
+    stored = [{"type": "text", "text": "Hello.", "cache_control": EPHEMERAL}]
+    run = _run({"role": "user", "content": "more"}, {}, response=[{"type": "text", "text": "Hello."}])
+    run.messages[1] = {"role": "assistant", "content": stored}
+    assert not returned_differs(run.calls[0], run.messages[1])
+    assert b'"response"' not in native.dumps([run])
+    run.calls[0].response = [{"type": "text", "text": "Hello!"}]
+    assert returned_differs(run.calls[0], run.messages[1]) and b'"response"' in native.dumps([run])

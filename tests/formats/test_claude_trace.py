@@ -9,9 +9,11 @@ from loader_helpers import FIXTURES
 from tui.core import native
 from tui.core.grammar import check_run
 from tui.core.prefix import call_request
+from tui.core.producers import producers
 from tui.formats import load_runs
 
 SESSION = FIXTURES / "claude_trace" / "session.jsonl"
+COMPACTED = FIXTURES / "claude_trace" / "compacted.jsonl"
 
 
 def test_the_main_conversation_is_the_first_run_and_side_calls_are_listed_apart():
@@ -19,11 +21,11 @@ def test_the_main_conversation_is_the_first_run_and_side_calls_are_listed_apart(
     assert [r.source.format for r in runs] == ["claude-trace"] * 4
     main = runs[0]
     assert len(main.messages) == 6 and main.messages[-1]["content"][0]["text"].startswith("refund() divides")
-    assert [r.title() for r in runs[1:]] == ["side call: quota probe (max_tokens 1)", "Why does test_refund fail?",
+    assert [r.title() for r in runs[1:]] == ["side call: quota probe (max_tokens 1)", "side call: title generation",
                                             "Find every caller of refund()."]
     assert runs[3].system[0]["text"].startswith("You are a subagent") and len(runs[3].calls) == 2
     notes = " | ".join(w.text for w in main.warnings)
-    assert "1 count_tokens request(s): not model calls, not part of any run" in notes and "4 conversations" in notes
+    assert "1 count_tokens request: not model calls, not part of any run" in notes and "4 conversations" in notes
 
 
 def test_a_529_answer_is_kept_as_a_refused_call_and_its_retry_produced_the_turn():
@@ -79,3 +81,52 @@ def test_show_says_the_orphaned_call_produced_nothing(cli):
     assert result.code == 0, result.stderr
     assert "sent by model call 2 of 2" in result.stdout
     assert "model call 2 got no recorded answer: it produced no message" in result.stdout
+
+
+def test_the_default_run_of_a_real_sessions_log_is_the_agents_thread_not_the_compact_call():
+    """The /compact call holds the most messages (27 sent); the agent's thread has the most model calls."""
+    runs = load_runs(str(COMPACTED))
+    main = runs[0]
+    assert (len(main.messages), len(main.calls)) == (26, 13)
+    assert main.tools is not None and [t["name"] for t in main.tools] == ["Bash", "Read", "Task"]
+    assert {p.kind for p in producers(main)} == {"caller", "model", "loop"}  # no "unknown" anywhere
+    compact = [r for r in runs if r.meta.get("side_call") == "compaction summary"]
+    assert len(compact) == 1 and len(compact[0].messages) == 28 > len(main.messages)
+    assert "the agent's thread with the most model calls" in main.warnings[0].text
+
+
+def test_every_side_call_is_labelled_by_its_kind_not_by_the_users_words():
+    runs = load_runs(str(COMPACTED))
+    kinds = [r.meta.get("side_call") for r in runs]
+    assert kinds.count("quota probe") == 1 and kinds.count("title") == 1 and kinds.count("spinner word") == 3
+    assert kinds.count("path extraction") == 12 and kinds.count("compaction summary") == 1
+    for run in runs:
+        if run.meta.get("side_call"):
+            assert run.title().startswith("side call: ") and "refund" not in run.title().lower()
+
+
+def test_the_thread_after_the_compaction_continues_the_one_before(cli):
+    runs = load_runs(str(COMPACTED))
+    [after] = [r for r in runs if "continues_run" in r.meta]
+    [summary] = [k for k, r in enumerate(runs) if r.meta.get("side_call") == "compaction summary"]
+    assert after.meta["continues_run"] == 0 and len(after.calls) == 3
+    assert after.title().startswith("continues run 0 after the compaction at line ")
+    assert f"summary: run {summary}" in after.title()
+    assert any(f"run {after.source.run_index} continues this thread" in w.text for w in runs[0].warnings)
+    listed = cli("list", COMPACTED)
+    assert listed.code == 0
+    rows = listed.stdout.splitlines()
+    assert "side call: compaction summary (/compact)" in rows[2 + summary]
+    assert f"  continues run 0 after the compaction" in rows[2 + after.source.run_index]
+
+
+async def test_the_run_list_shows_the_side_call_labels(tmp_path):
+    from app_helpers import app_for, screen_text, settle
+
+    app = app_for(COMPACTED, tmp_path)
+    async with app.run_test(size=(100, 60)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "side call: quota probe (max_tokens 1)" in text and "side call: spinner word" in text
+        rows = [row.strip() for row in text.splitlines()]
+        assert "run 0  26 messages, 13 model calls" in rows and "run 1  2 messages, 1 model call" in rows

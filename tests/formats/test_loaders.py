@@ -220,9 +220,8 @@ def test_a_pretty_printed_request_body_is_not_mistaken_for_json_lines():
 def test_format_can_be_forced(tmp_path):
     path = write_jsonl(tmp_path / "one.jsonl", {"model": MODEL, "messages": REFUND[:3]})
     assert open_run(str(path)).source.format == "request"
-    forced = open_run(str(path), fmt="messages")
-    assert forced.source.format == "messages"
-    assert forced.warnings[0].text.startswith("line is not a message")
+    with pytest.raises(LoadError, match=r"one.jsonl:1:1: not in the messages format: line 1 has no 'role' key"):
+        open_run(str(path), fmt="messages")  # a format that does not fit says where and which key
     with pytest.raises(LoadError, match="not a request body"):
         open_run(str(SAMPLES / "refund/messages.json"), fmt="request")
     with pytest.raises(UsageError, match="unknown format 'yaml'"):

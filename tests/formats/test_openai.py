@@ -80,3 +80,14 @@ def test_openai_messages_as_json_lines_are_detected_from_their_content():
     [run] = load_runs(str(FIXTURES / "openai" / "messages.jsonl"))
     assert run.source.format == "openai" and run.system == "You are a support agent."
     assert [m["role"] for m in run.messages] == ["user", "assistant", "user"]
+
+
+def test_a_swe_agent_traj_with_only_its_history_loads(realruns, tmp_path, cli):
+    """SWE-agent's function-calling demonstrations hold ``{"history": [...]}`` and nothing else."""
+    full = orjson.loads((realruns / "sweagent__marshmallow-code__marshmallow-1867.traj").read_bytes())
+    path = tmp_path / "demo.traj"
+    path.write_bytes(orjson.dumps({"history": full["history"]}))
+    [run] = load_runs(str(path))
+    [whole] = load_runs(str(realruns / "sweagent__marshmallow-code__marshmallow-1867.traj"))
+    assert run.source.format == "openai" and run.messages == whole.messages and run.system == whole.system
+    assert cli("check", path).code == 0

@@ -37,7 +37,7 @@ def test_the_check_finds_what_the_api_refused_in_the_refused_request():
 def test_the_loop_changing_the_request_after_the_400_is_a_finding():
     [run] = load_runs(str(REFUSED))
     [finding] = [f for f in check_run(run) if f.rule == "request_differs"]
-    assert "model call 2 was sent a different message 2" in finding.message
+    assert "model call 2's request differs from the run's last: message 2 (" in finding.message
 
 
 def test_credentials_are_dropped_and_never_reach_the_run():
@@ -64,7 +64,7 @@ def test_gzip_binary_sse_answers_are_reassembled(realruns):
 def test_a_turn_stored_in_another_form_than_returned_is_reported_with_its_first_difference(realruns):
     [run] = load_runs(str(realruns / "llmanthropic__test_tools.yaml"))
     [finding] = [f for f in check_run(run) if f.rule == "assistant_turn_rewritten"]
-    assert finding.index == 1 and "returned 2 block(s); message 1 stores 3" in finding.message
+    assert finding.index == 1 and "returned 2 blocks; message 1 stores 3" in finding.message
     assert run.calls[1].response is None  # the last answer is the run's last message, unchanged
 
 

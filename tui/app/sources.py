@@ -29,6 +29,7 @@ from tui.core import jsonio
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import first_text
 from tui.core.safe import one_line
+from tui.core.words import counted
 from tui.formats import load_runs
 
 RECENT_LIMIT = 20
@@ -131,7 +132,7 @@ def sample_entries(samples: Path = SAMPLES) -> list[Entry]:
         else:
             run = runs[0]
             out.append(Entry("samples", str(path), one_line(rel),
-                             f"{len(run.messages)} messages · {one_line(run.title())}"))
+                             f"{counted(len(run.messages), 'message')} · {one_line(run.title())}"))
     return out
 
 
@@ -141,7 +142,7 @@ def recent_entries(state_dir: Path) -> list[Entry]:
         if not Path(item.path).exists():
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")
-        out.append(Entry("recent", item.path, one_line(label), f"{item.messages} messages · {one_line(item.title)}",
+        out.append(Entry("recent", item.path, one_line(label), f"{counted(item.messages, 'message')} · {one_line(item.title)}",
                          item.run, item.opened, written_lately(item.path)))
     return out
 
@@ -190,7 +191,7 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
             out.append(Entry("claude", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
             continue
         label = f"{path.parent.name}/{path.stem[:8]}"
-        out.append(Entry("claude", str(path), one_line(label), f"{count} messages · {one_line(words or '(no user text)')}",
+        out.append(Entry("claude", str(path), one_line(label), f"{counted(count, 'message')} · {one_line(words or '(no user text)')}",
                          when=path.stat().st_mtime, live=written_lately(path)))
     return out
 

@@ -18,6 +18,7 @@ from tui.core.prefix import check_index
 from tui.core.producers import producers
 from tui.core.provenance import Provenance
 from tui.core.safe import one_line
+from tui.core.words import counted
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if args.at is not None:
         n = check_index(r, args.at)
         if n == len(r.messages):
-            raise UsageError(f"message {n} does not exist yet: the run has {n} messages (0..{n - 1})")
+            raise UsageError(f"message {n} does not exist yet: the run has {counted(n, 'message')} (0..{n - 1})")
         indices = [n]
     else:
         indices = list(range(len(r.messages)))

@@ -16,6 +16,7 @@ from tui.commands.helptext import HelpFormatter
 from tui.core import collector
 from tui.core import jsonio
 from tui.core.diff import RunDiff, diff_runs
+from tui.core.words import counted
 from tui.formats import format_names, open_run
 
 
@@ -58,7 +59,7 @@ def _tui(args: argparse.Namespace) -> int:
 
 def layout(path_a: str, path_b: str, result: RunDiff) -> list[str]:
     la, lb = result.lengths
-    lines = [f"A {path_a} ({la} messages)", f"B {path_b} ({lb} messages)"]
+    lines = [f"A {path_a} ({counted(la, 'message')})", f"B {path_b} ({counted(lb, 'message')})"]
     if result.same:
         return lines + ["the runs are the same: same messages, system prompt, tools and params"]
     first = result.first_divergence

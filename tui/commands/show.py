@@ -18,11 +18,13 @@ from tui.commands.common import add_file_options, open_from_args, out_lines, wri
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
 from tui.core.client_added import added_blocks
+from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
 from tui.core.request_headers import header_lines
 from tui.core.run import Run, block_type
 from tui.formats.sidecar import CONTEXT_KEY
+from tui.core.words import counted
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
 CONTINUE = "      "  # continuation lines of a block, under its first line
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.headers:
         out_lines(header_lines(r) or ["(no request headers recorded in this source)"])
     elif args.json:
-        write_bytes(jsonio.dumps(req.body))
+        write_bytes(req.bytes())
     else:
         out_lines(layout(r, req))
     return 0
@@ -81,8 +83,10 @@ def header(r: Run, req: RequestAt) -> list[str]:
     n, total = req.index, len(r.messages)
     source = r.source.path + (f"#{r.source.run_index}" if r.source.run_count > 1 else "")
     lines = [f"{source} · {r.source.format} format"]
-    if req.exact:
-        lines.append("prefix: exact (the request as it was recorded)")
+    if req.raw is not None:
+        lines.append("prefix: exact (the request as it was recorded; --json prints its bytes as POSTed)")
+    elif req.exact:
+        lines.append("prefix: exact (the request as it was recorded; --json prints it re-serialised)")
     elif isinstance(r.meta.get(CONTEXT_KEY), str):
         lines.append(f"prefix: reconstructed, context from {r.meta[CONTEXT_KEY]} (its system prompt, tools, params "
                      "and headers; the messages rebuilt from this run)")
@@ -103,13 +107,15 @@ def header(r: Run, req: RequestAt) -> list[str]:
         lines.append(f"nothing came before message 0 of {total}: the run starts with it")
     elif n == total:
         lines.append(f"the request after message {total - 1}: messages 0..{total - 1}"
-                     + (", ending on a prefill" if r.prefill else "") + f" ({len(r.calls)} model calls before it)")
+                     + (", ending on a prefill" if r.prefill else "") + f" ({counted(len(r.calls), 'model call')} before it)")
     else:
         lines.append(f"messages 0..{n - 1}: what the loop held when it appended message {n} of {total} "
                      "(no model call produced it)")
     shaping = header_lines(r)
     if shaping:
         lines.append("headers: " + " · ".join(shaping))
+    if isinstance(r.meta.get("header"), dict):
+        lines.append(f"run metadata (the header line's other keys; never sent): {_json(r.meta['header'])}")
     body = req.body
     missing = [name for name, what in (("system", "system prompt"), ("tools", "tool schemas")) if name not in body]
     if missing and not req.exact:
@@ -188,7 +194,7 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
         return [f"[{i}] (not a message) {_json(message)}"]
     call = r.call_for(i)
     stop = f" · stop_reason {call.stop_reason}" if call is not None and call.stop_reason else ""
-    if call is not None and call.response is not None:
+    if call is not None and returned_differs(call, message):
         note += " · stored turn differs from what the provider returned (see `turnscope check`)"
     marks = added_blocks(r, i)
     if None in marks:

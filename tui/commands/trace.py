@@ -23,6 +23,7 @@ from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Provenance, Trace
 from tui.core.run import Run, blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import json_preview
+from tui.core.words import counted
 
 FLAG = "NOT IN THE PREFIX: " + NOT_IN_PREFIX.split(": ", 1)[1]  # "NOT IN THE PREFIX: produced by the model"
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if args.at is not None:
         n = check_index(r, args.at)
         if n == len(r.messages):
-            raise UsageError(f"message {n} does not exist yet: the run has {n} messages (0..{n - 1})")
+            raise UsageError(f"message {n} does not exist yet: the run has {counted(n, 'message')} (0..{n - 1})")
         indices = [n]
     else:
         indices = [i for i, m in enumerate(r.messages)

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.grammar.recorded import returned_differs
 from tui.core.run import LoadWarning, ModelCall, RecordedRequest, Run, Source
 
 VERSION = 1
@@ -25,18 +26,18 @@ def _request_to_dict(request: RecordedRequest) -> dict[str, Any]:
     out: dict[str, Any] = {"messages": request.messages}
     if request.replaced:
         out["replaced"] = {str(k): v for k, v in sorted(request.replaced.items())}
-    for name in ("system", "tools", "params", "order", "has_system", "has_tools", "converted"):
+    for name in ("system", "tools", "params", "order", "has_system", "has_tools", "raw", "converted"):
         value = getattr(request, name)
         if value is not None:
             out[name] = value
     return out
 
 
-def _call_to_dict(call: ModelCall) -> dict[str, Any]:
+def _call_to_dict(call: ModelCall, stored: Any) -> dict[str, Any]:
     out = {k: v for k, v in asdict(call).items() if v is not None and k not in ("request", "response")}
     if call.request is not None:
         out["request"] = _request_to_dict(call.request)
-    if call.response is not None:
+    if returned_differs(call, stored):  # a stale difference (a moved cache_control breakpoint) is not written
         out["response"] = call.response
     return out
 
@@ -61,7 +62,8 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         out["prefill"] = True
     if run.meta:
         out["meta"] = run.meta
-    out["calls"] = [_call_to_dict(c) for c in run.calls]
+    out["calls"] = [_call_to_dict(c, run.messages[c.message] if c.message < len(run.messages) else None)
+                    for c in run.calls]
     if run.warnings:
         out["warnings"] = [{k: v for k, v in asdict(w).items() if v is not None} for w in run.warnings]
     out["messages"] = run.messages
@@ -83,7 +85,8 @@ def _need(cond: bool, what: str) -> None:
 #: which field is wrong, rather than crashing whatever reads it later).
 _CALL_TYPES = {"usage": dict, "stop_reason": str, "model": str, "request_id": str, "started": str,
                "duration_ms": (int, float), "status": int, "response": list}
-_REQUEST_TYPES = {"params": dict, "order": list, "has_system": bool, "has_tools": bool, "converted": bool}
+_REQUEST_TYPES = {"params": dict, "order": list, "has_system": bool, "has_tools": bool, "raw": str,
+                  "converted": bool}
 _RUN_TYPES = {"order": list, "lineage": dict, "meta": dict, "warnings": list}
 _NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer", bool: "true or false",
           (int, float): "a number"}
@@ -108,7 +111,7 @@ def _request_from_dict(d: Any, where: str) -> RecordedRequest:
         raise NativeError(f"{where}.request.replaced keys must be message indices") from None
     return RecordedRequest(messages=d["messages"], replaced=replaced, system=d.get("system"),
                            tools=d.get("tools"), params=d.get("params"), order=d.get("order"),
-                           has_system=d.get("has_system"), has_tools=d.get("has_tools"),
+                           has_system=d.get("has_system"), has_tools=d.get("has_tools"), raw=d.get("raw"),
                            converted=d.get("converted"))
 
 

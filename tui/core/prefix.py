@@ -16,6 +16,7 @@ from typing import Any
 from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.run import ModelCall, Run
+from tui.core.words import counted
 
 DEFAULT_HEAD = ("model", "max_tokens")
 
@@ -30,6 +31,21 @@ class RequestAt:
     call: int | None  # 0-based model call that produced message ``index``
     model_from_call: bool = False  # the model came from the call record, not the request
     converted: bool = False  # recorded in another API's shape and converted (neither exact nor rebuilt)
+    #: The body's bytes as the source recorded them; None: re-serialised from the parsed body.
+    raw: bytes | None = None
+
+    def bytes(self) -> bytes:
+        """The body as POSTed: the recorded bytes where the source kept them, else ``body`` serialised."""
+        return self.raw if self.raw is not None else jsonio.dumps(self.body)
+
+    @property
+    def wording(self) -> str:
+        """How the bytes were had: ``exact bytes as POSTed``, ``re-serialised`` or ``reconstructed``."""
+        if self.raw is not None:
+            return "exact bytes as POSTed"
+        if self.converted:
+            return "converted bytes (recorded in another API's shape)"
+        return "re-serialised from the recorded JSON" if self.exact else "reconstructed bytes"
 
 
 def check_index(run: Run, n: int) -> int:
@@ -42,7 +58,7 @@ def check_index(run: Run, n: int) -> int:
         if total == 0:
             raise UsageError(f"index {given} is out of range: the run has no messages (0 is its only request)")
         back = f"; -1..-{total} count back" if given < 0 else ""
-        raise UsageError(f"index {given} is out of range: the run has {total} messages (0..{total - 1}), "
+        raise UsageError(f"index {given} is out of range: the run has {counted(total, 'message')} (0..{total - 1}), "
                          f"and {total} is the next request{back}")
     return n
 
@@ -54,8 +70,10 @@ def request_at(run: Run, n: int) -> RequestAt:
     body, model_from_call = _body(run, n, call)
     recorded = call is not None and call.request is not None
     converted = recorded and bool(call.request.converted)
+    raw = call.request.raw.encode("utf-8", "surrogatepass") if recorded and call.request.raw is not None \
+        and not converted else None
     return RequestAt(n, body, exact=(recorded and not converted) or run.exact, call=k,
-                     model_from_call=model_from_call, converted=converted and not run.exact)
+                     model_from_call=model_from_call, converted=converted and not run.exact, raw=raw)
 
 
 def call_request(run: Run, k: int) -> dict[str, Any]:
@@ -136,5 +154,7 @@ def _ordered(fields: dict[str, Any], order: list[str] | None) -> dict[str, Any]:
 
 
 def request_json(run: Run, n: int, indent: bool = False) -> bytes:
-    """Exactly the JSON body that was (or would be) POSTed for message ``n``."""
-    return jsonio.dumps(request_at(run, n).body, indent=indent)
+    """Exactly the JSON body that was (or would be) POSTed for message ``n``: the recorded bytes where the
+    source kept them (``indent`` pretty-prints the parsed body instead)."""
+    req = request_at(run, n)
+    return jsonio.dumps(req.body, indent=True) if indent else req.bytes()

@@ -77,7 +77,7 @@ def producer_at(run: Run, i: int) -> Producer:
     kinds = _kinds(message) if role is not None else set()
     if role == "assistant":
         if k is None:
-            prefill = run.prefill and i == last
+            prefill = (run.prefill and i == last) or run.caller_prefill(i)
             return Producer(i, PREFILL if prefill else UNKNOWN, None, None, False,
                             "sent as a prefill: the model continues this turn" if prefill
                             else "not produced by a recorded call", parity_break)

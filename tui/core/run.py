@@ -69,6 +69,9 @@ class RecordedRequest:
     order: list[str] | None = None
     has_system: bool | None = None  # False when this request sent no system at all
     has_tools: bool | None = None
+    #: The body exactly as the source recorded it (a cassette's body string, a trace log's body text);
+    #: None where the source kept parsed JSON only, whose bytes are then re-serialised.
+    raw: str | None = None
     #: True when the source recorded this request in another API's shape (an OpenAI chat input on
     #: a span) and the loader converted it: the request as recorded, but not its bytes.
     converted: bool | None = None
@@ -142,6 +145,17 @@ class Run:
     def call_for(self, message_index: int) -> ModelCall | None:
         k = self.call_index(message_index)
         return None if k is None else self.calls[k]
+
+    def caller_prefill(self, i: int) -> bool:
+        """Message ``i`` is an assistant turn the caller wrote and sent as a prefill: no call produced it, and
+        the recorded request of the call that produced message ``i + 1`` ended with it (the answer continues it)."""
+        k = self.call_index(i + 1)
+        if k is None or i < 0 or self.call_index(i) is not None:
+            return False
+        request = self.calls[k].request
+        message = self.messages[i]
+        return request is not None and request.messages == i + 1 and isinstance(message, dict) \
+            and message.get("role") == "assistant"
 
     def calls_changed(self) -> None:
         """Forget cached lookups after ``calls`` was edited (branch runner appends)."""

@@ -105,6 +105,9 @@ def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None
     runs = module.load(doc)
     if not runs:
         raise LoadError(path, f"no run found in this {module.NAME} file", 1, 1)
+    if doc.cut_off is not None:  # the most interesting line of a crashed run: kept, to be read and reported
+        number, line = doc.cut_off
+        runs[0].meta["cut_off"] = {"line": number, "bytes": len(line), "text": line.decode("utf-8", "backslashreplace")}
     if system is not None or tools is not None:
         attach_sidecars(runs, system, tools)
     return runs

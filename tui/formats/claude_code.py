@@ -18,6 +18,7 @@ from typing import Any
 
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.core.words import counted
 from tui.formats.document import Document, read_document
 from tui.core.client_added import ADDED_KEY
 from tui.core.request_headers import CLIENT_BETAS_KEY
@@ -50,6 +51,8 @@ def sniff(doc: Document) -> int:
 
 def load(doc: Document, subagents: bool = True) -> list[Run]:
     index = read_index(doc)
+    if not index.messages and not sniff(doc):  # forced on a file that is no transcript: say why
+        raise doc.not_this_format(NAME, "no line is a 'user' or 'assistant' line with a 'message' object")
     main = [r for r in index.messages if not r.sidechain]
     threads: list[tuple[Thread, str | None]] = []
     if main:
@@ -57,12 +60,23 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
         threads.append((first, _title(index, first)))
         threads += _before_compactions(index, first)
     sides = [thread(index, leaf) for leaf in sidechain_leaves(index)]
+    unanswered = [t for t in sides if not any(r.kind == "assistant" for r in t.records)]
+    if unanswered and len(unanswered) < len(sides) + bool(main):  # no empty runs of 0 model calls beside real ones
+        sides = [t for t in sides if all(t is not u for u in unanswered)]
+    else:
+        unanswered = []
     if not main and sides:
         sides.sort(key=lambda t: -len(t.records))
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
     runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
     if runs:
         runs[0].warnings += sorted(doc.line_warnings, key=lambda w: w.line or 0)  # progress lines read late too
+        for t in unanswered:
+            runs[0].warnings.append(LoadWarning(
+                f"a subagent thread of {counted(len(t.records), 'line')} that no model call answered (a prompt "
+                "written again for a retry, or a subagent stopped before its first answer) is in no run",
+                line=t.records[0].line))
+            threads.append((t, None))  # its lines are accounted for: not "abandoned branches"
         _file_notes(runs[0], index, threads)
     if subagents and main:
         runs += _subagent_files(doc.path, runs[0] if runs else None)
@@ -81,27 +95,33 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
     if t.stop == COMPACTED and t.boundary is not None:
         warnings.append(LoadWarning("the session was compacted here: this run starts from the compact "
                                     "summary, which is all the model saw of what came before", line=t.boundary.line))
+    for note in t.notes:
+        warnings.append(LoadWarning(note + "; the lines before it are the run before the compaction", line=t.boundary.line
+                                    if t.boundary is not None else None))
     if t.stop == DANGLING:
         warnings.append(LoadWarning(f"the thread starts at a line whose parent ({t.dangling}) is not in this "
                                     "file: the model also saw the messages before it", line=t.records[0].line))
     if built.merged_answers:
-        warnings.append(LoadWarning(f"{built.merged_answers} assistant turn(s) assembled from several lines "
+        warnings.append(LoadWarning(f"{counted(built.merged_answers, 'assistant turn')} assembled from several lines "
                                     "sharing one message.id (one line per content block)"))
     if t.siblings:
-        warnings.append(LoadWarning(f"{t.siblings} line(s) taken from sibling branches (parallel tool calls "
+        warnings.append(LoadWarning(f"{counted(t.siblings, 'line')} taken from sibling branches (parallel tool calls "
                                     "and their results hang off the line of their own tool_use)"))
     if built.merged_users:
-        warnings.append(LoadWarning(f"{built.merged_users} user turn(s) assembled from consecutive user lines "
+        warnings.append(LoadWarning(f"{counted(built.merged_users, 'user turn')} assembled from consecutive user lines "
                                     "(tool results written one per line; the API merges them the same way)"))
     if built.moved_results:
-        warnings.append(LoadWarning(f"{built.moved_results} user turn(s): tool results put before the other "
+        warnings.append(LoadWarning(f"{counted(built.moved_results, 'user turn')}: tool results put before the other "
                                     "blocks written with them, as the API requires"))
-    blank_first = [i for i in built.thinking if _blank_before_thinking(built.messages[i])]
-    if blank_first:
-        warnings.append(LoadWarning(
-            f"{len(blank_first)} assistant turn(s) start with a whitespace-only text block written ahead of their "
-            "thinking (Claude Code writes one); sent back in that order the API rejects them (thinking_not_first, "
-            "as resuming such a session does)", index=blank_first[0]))
+    for i in built.thinking:
+        stored, sent = built.messages[i], _as_sent(built.messages[i])
+        if sent is not None:
+            ahead = ", ".join(map(_block_name, stored["content"][:len(stored["content"]) - len(sent["content"]) + 1]))
+            built.messages[i] = sent
+            warnings.append(LoadWarning(
+                f"message {i}: rebuilt as sent: the transcript stores the turn as [{ahead}, ...], a whitespace-only "
+                "text block ahead of the thinking, which Claude Code leaves out when it sends the turn back (the API "
+                "requires thinking first); the block is not in the request shown", index=i))
     for line in built.synthetic:
         warnings.append(LoadWarning("skipped an assistant line Claude Code wrote itself (an API error or "
                                     "placeholder, not a model answer)", line=line))
@@ -140,12 +160,19 @@ def _before_compactions(index: Index, first: Thread) -> list[tuple[Thread, str |
     out = []
     current = first
     seen: set[int] = set()
+    used = {r.line for r in first.records}
     while current.stop == COMPACTED and current.boundary is not None and id(current.boundary) not in seen:
         seen.add(id(current.boundary))
         leaf = _last_message_before(index, current.boundary)
-        if leaf is None:
-            break
+        if leaf is None:  # the boundary's logicalParentUuid is not in the file: the chain written before it
+            leaf = next((r for r in reversed(index.messages) if r.line < current.boundary.line
+                         and r.line not in used and not r.sidechain), None)
+            if leaf is None:
+                break
+            current.notes.append(f"the compact boundary at line {current.boundary.line} names a parent "
+                                 f"({current.boundary.logical_parent}) that is not in this file")
         earlier = thread(index, leaf)
+        used.update(r.line for r in earlier.records)
         out.append((earlier, f"before the compaction at line {current.boundary.line}: {_first_words(earlier)}"))
         current = earlier
     return out
@@ -170,8 +197,23 @@ def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]
         used.update(map(id, t.records))
     unused = [r for r in index.messages if id(r) not in used] if len(used) < len(index.messages) else []
     if unused:
-        run.warnings.append(LoadWarning(f"{len(unused)} message line(s) are on abandoned branches (a rewind, "
-                                        "a retry) and are in no run", line=unused[0].line))
+        points = sorted({p for p in (_branch_point(index, r, used) for r in unused) if p is not None})
+        where = (f" from the branch point at line{'s' * (len(points) > 1)} {', '.join(map(str, points[:5]))}"
+                 + (" …" if len(points) > 5 else "")) if points else ""
+        run.warnings.append(LoadWarning(f"{counted(len(unused), 'message line')} on abandoned branches (a rewind, "
+                                        f"a retry){where}, in no run", line=unused[0].line))
+
+
+def _branch_point(index: Index, record: Record, used: set[int]) -> int | None:
+    """The line of the first ancestor of an unused line that a run holds: where the branch left the thread."""
+    seen, most = 0, index.size()
+    current: Record | None = record
+    while current is not None and seen < most:
+        if id(current) in used:
+            return current.line
+        current = index.node(current.parent, current.start) if current.parent else None
+        seen += 1
+    return None
 
 
 def _subagent_files(path: str, main: Run | None) -> list[Run]:
@@ -196,15 +238,27 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
                 runs.append(run)
     if main is not None:
         if runs:
-            main.warnings.append(LoadWarning(f"{len(runs)} subagent run(s) read from {folder} (`turnscope list`)"))
+            main.warnings.append(LoadWarning(f"{counted(len(runs), 'subagent run')} read from {folder} (`turnscope list`)"))
         main.warnings += [LoadWarning(f"subagent file not read: {problem}") for problem in problems]
     return runs
 
 
-def _blank_before_thinking(message: Any) -> bool:
+def _as_sent(message: Any) -> dict[str, Any] | None:
+    """An assistant turn stored as ``[text "\\n\\n", thinking, ...]`` as Claude Code sends it: without the
+    whitespace-only text blocks ahead of its first thinking block; None when the turn is not of that shape."""
     content = message.get("content") if isinstance(message, dict) and message.get("role") == "assistant" else None
-    if type(content) is not list or len(content) < 2 or type(content[0]) is not dict:
-        return False
-    first = content[0]
-    return first.get("type") == "text" and not str(first.get("text") or "").strip() and any(
-        isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking") for b in content[1:])
+    if type(content) is not list:
+        return None
+    for k, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in ("thinking", "redacted_thinking"):
+            return {**message, "content": content[k:]} if k else None
+        if kind != "text" or not isinstance(block.get("text"), str) or block["text"].strip():
+            return None
+    return None
+
+
+def _block_name(block: Any) -> str:
+    if isinstance(block, dict) and block.get("type") == "text":
+        return f"text {block.get('text')!r}".replace("'", '"')
+    return block.get("type") if isinstance(block, dict) else "?"

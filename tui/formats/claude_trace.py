@@ -59,6 +59,13 @@ def load(doc: Document) -> list[Run]:
 
     runs = build_runs(exchanges(), doc.path, NAME)
     if not runs:
+        if b"\n" in doc.data.strip() and doc.json_or_none() is not None:
+            raise doc.not_this_format(NAME, "the file is one JSON document, not JSON lines of request/response pairs")
+        if odd and odd[0].line is not None and not any(_is_pair(v) for _, v in doc.lines()):
+            raise doc.not_this_format(NAME, f"line {odd[0].line} is not a request/response pair (it needs a "
+                                            "'request' object with a 'url' or 'body', and a 'response')", odd[0].line)
+        if doc.line_warnings and not odd:
+            raise doc.not_this_format(NAME, "no line is JSON")
         raise LoadError(doc.path, "no /v1/messages request in this trace log")
     runs[0].warnings[:0] = doc.line_warnings + odd
     return runs
@@ -92,6 +99,7 @@ def _read_pair(pair: dict[str, Any], line: int) -> Exchange:
     if problem:
         exchange.notes.append(problem)
     exchange.dropped = drop_credentials(body)
+    exchange.keep_raw(raw_body)
     if not isinstance(response, dict):
         exchange.error = str(pair.get("note") or "no response was recorded (the request was orphaned)")
         return exchange

@@ -59,6 +59,8 @@ class Document:
         self._first: Any = _UNSET
         self._is_lines: bool | None = None
         self.line_warnings: list[LoadWarning] = []
+        #: ``(line number, its bytes)`` when the file ends inside its last line (a run that stopped mid-write).
+        self.cut_off: tuple[int, bytes] | None = None
 
     # -- JSON as one document -------------------------------------------------------------
 
@@ -243,10 +245,40 @@ class Document:
         except LoadError as exc:
             if self.strict:
                 raise
+            if self.data.rstrip().endswith(line.rstrip()) and self.cut_off is None:
+                self.cut_off = (number, bytes(line))
+                self.line_warnings.append(LoadWarning(
+                    f"cut off, {len(line):,} bytes: the file ends inside this line, which is in no message (the turn "
+                    f"being written when the run stopped?); {exc.what}", line=number))
+                return SKIPPED
             self.line_warnings.append(LoadWarning(f"skipped: {exc.what}", line=number))
             return SKIPPED
 
     # -- failure -------------------------------------------------------------------------
+
+    def first_bad_line(self) -> LoadError | None:
+        """The parse error, with line and column, of the first non-blank line that is not JSON (for a
+        forced format that finds nothing it can read: the one clear line says where and what)."""
+        start, number, size = 0, 0, len(self.data)
+        while start < size:
+            end = self.data.find(b"\n", start)
+            end = size if end < 0 else end
+            number += 1
+            line = self.data[start:end]
+            start = end + 1
+            if line.strip():
+                try:
+                    jsonio.loads(line, self.path, number - 1)
+                except LoadError as exc:
+                    return exc
+        return None
+
+    def not_this_format(self, name: str, what: str, line: int | None = None) -> LoadError:
+        """``FILE:LINE:COL: not in the NAME format: what`` (the JSON error with its position when it is not JSON)."""
+        bad = self.first_bad_line() if line is None and not self.looks_json else None
+        if bad is not None:
+            return LoadError(self.path, f"not in the {name} format: {bad.what}", bad.line, bad.col)
+        return LoadError(self.path, f"not in the {name} format: {what}", line or 1, 1)
 
     def raise_unknown(self, names: list[str]) -> None:
         """No loader took the file: say what it is instead, at the position that shows it."""

@@ -19,6 +19,9 @@ def sniff(doc: Document) -> int:
 
 
 def load(doc: Document) -> list[Run]:
+    value = doc.json()
+    if not (isinstance(value, dict) and ("turnscope" in value or isinstance(value.get("runs"), list))):
+        raise LoadError(doc.path, "not a turnscope run file: it has no 'turnscope' key", 1, 1)
     try:
         return runs_from_document(doc.json(), doc.path)
     except NativeError as exc:

@@ -44,9 +44,11 @@ def _shape(doc: Document) -> str | None:
     if head.startswith(b"{"):
         if b'"history"' in head or b'"messages"' in head:
             value = doc.json_or_none()
-            if isinstance(value, dict) and isinstance(value.get("history"), list) and \
-                    any(k in value for k in ("trajectory", "info", "replay_config", "environment")):
-                return "swe-agent"
+            history = value.get("history") if isinstance(value, dict) else None
+            if isinstance(history, list) and (any(k in value for k in ("trajectory", "info", "replay_config",
+                                                                          "environment"))
+                                              or (history and all(_is_message(m) for m in history))):
+                return "swe-agent"  # a demonstration .traj holds only its history
             if isinstance(value, dict) and isinstance(value.get("messages"), list) and looks_openai(value["messages"]) \
                     and not anthropic_body(value):
                 return "body"
@@ -61,8 +63,32 @@ def sniff(doc: Document) -> int:
     return 90 if shape in ("tau-bench", "swe-agent") else 60 if shape else 0
 
 
+def _forced_shape(doc: Document) -> str:
+    """The shape of a file forced to this format that does not look like it, or one clear line of why not."""
+    if doc.head.startswith(b"["):
+        value = doc.json()
+        lists = value if value and all(isinstance(v, list) for v in value) else [value]
+        for r in lists:
+            for k, m in enumerate(r):
+                if not _is_message(m):
+                    raise doc.not_this_format(NAME, f"item {k} has no 'role' key (a chat message list holds messages)")
+        return "list"
+    value = doc.json_or_none() if doc.head.startswith(b"{") else None
+    if isinstance(value, dict) and not _is_message(value):
+        if isinstance(value.get("messages"), list):
+            return "body"
+        raise doc.not_this_format(NAME, "the object has no 'messages' list (a chat request body) and no 'history' "
+                                        "list (a SWE-agent .traj)")
+    if not doc.head.startswith(b"{"):
+        raise doc.not_this_format(NAME, "neither a JSON document nor JSON lines")
+    for number, line in doc.lines():
+        if not _is_message(line):
+            raise doc.not_this_format(NAME, f"line {number} has no 'role' key (one chat message per line)", number)
+    return "jsonl"
+
+
 def load(doc: Document) -> list[Run]:
-    shape = _shape(doc) or ("jsonl" if not doc.looks_json else "list")
+    shape = _shape(doc) or _forced_shape(doc)
     if shape == "tau-bench":
         items = doc.json()
         runs = [_run(doc.path, t.get("traj") or [], {}, _tau_title(t), _tau_meta(t)) for t in items
@@ -91,7 +117,7 @@ def load(doc: Document) -> list[Run]:
 
 def _run(path: str, messages: Any, body: dict[str, Any], title: str | None, meta: dict[str, Any]) -> Run:
     if not isinstance(messages, list):
-        raise LoadError(path, "the messages are not a list")
+        raise LoadError(path, f"'messages' is {type(messages).__name__}, not a list of messages", 1, 1)
     converted = convert(messages)
     params, dropped = _params(body)
     warnings = [LoadWarning(CONVERTED)] + [LoadWarning(note) for note in converted.notes]

@@ -132,6 +132,7 @@ def _exchange(item: Any, k: int, line: int | None) -> Exchange | None:
     response = item.get("response") if isinstance(item, dict) else None
     if not isinstance(request, dict):
         return None
+    raw = None
     if "parsed_body" in request:
         body, problem = request["parsed_body"], None
     else:
@@ -144,6 +145,7 @@ def _exchange(item: Any, k: int, line: int | None) -> Exchange | None:
     if problem:
         exchange.notes.append(problem)
     exchange.dropped = drop_credentials(body)
+    exchange.keep_raw(raw)
     if not isinstance(response, dict):
         exchange.error = "no response recorded"
         return exchange

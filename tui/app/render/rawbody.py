@@ -28,8 +28,10 @@ STYLE_KEY, STYLE_STRING, STYLE_NUMBER, STYLE_LITERAL, STYLE_PUNCT = "bold blue",
 class RawBody:
     """One request body: the exact bytes, the pretty lines and where each line starts."""
 
-    def __init__(self, index: int, exact: bytes, pretty: bytes):
+    def __init__(self, index: int, exact: bytes, pretty: bytes, wording: str = "exact bytes as POSTed"):
         self.index = index
+        #: What ``exact`` is: the recorded bytes, re-serialised parsed JSON, or a reconstructed body.
+        self.wording = wording
         self.exact = exact
         self.sha256 = hashlib.sha256(exact).hexdigest()
         self.pretty = pretty
@@ -41,8 +43,8 @@ class RawBody:
 
     @classmethod
     def build(cls, run: Run, index: int) -> RawBody:
-        body = request_at(run, index).body
-        return cls(index, jsonio.dumps(body), jsonio.dumps(body, indent=True))
+        req = request_at(run, index)
+        return cls(index, req.bytes(), jsonio.dumps(req.body, indent=True), req.wording)
 
     def __len__(self) -> int:
         return len(self.starts)

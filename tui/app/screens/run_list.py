@@ -50,8 +50,9 @@ class RunListScreen(Screen):
         for k, run in enumerate(self.runs):
             title = Text(one_line(run.title()))
             title.truncate(width, overflow="ellipsis")  # one row: cut with an ellipsis, not wrapped to the margin
-            prompt = Text.assemble((f"run {k}", "bold"), (f"  {len(run.messages)} messages, "
-                                                          f"{len(run.calls)} model calls", palette.DIM),
+            messages, calls = len(run.messages), len(run.calls)
+            prompt = Text.assemble((f"run {k}", "bold"), (f"  {messages} message{'s' * (messages != 1)}, "
+                                                          f"{calls} model call{'s' * (calls != 1)}", palette.DIM),
                                    "\n    ", title)
             options.append(Option(prompt, id=f"run-{k}"))
         yield OptionList(*options, id="run-options")

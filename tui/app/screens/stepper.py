@@ -41,13 +41,14 @@ from tui.app.widgets.tokens_view import TokensView
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
 from tui.core.paths import short_path
-from tui.core.prefix import request_json
+from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
 from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
 from tui.core.search import Matches, search
 from tui.core.view.analyses import Stopped
 from tui.core.view.run_view import RunView
+from tui.core.words import counted
 from tui.formats.follow import Following
 
 #: Seconds without a step before the background analyses go on.
@@ -187,7 +188,7 @@ class StepperScreen(FittedFooter, Screen):
             text.append("following", "bold reverse")
             text.append(f" · {following.unseen} new · " if following.unseen else " · ", "bold")
         if n >= view.total:
-            text.append(f"next request after {view.total} messages", "bold")
+            text.append(f"next request after {counted(view.total, 'message')}", "bold")
         else:
             text.append(f"message {n} of {view.total}", "bold")
         k = run.call_index(n)
@@ -195,7 +196,10 @@ class StepperScreen(FittedFooter, Screen):
             text.append(f" · model call {k + 1} of {len(run.calls)}")
         elif n < view.total:
             calls = len(run.calls)
-            text.append(f" · by the {view.producers[n].kind} ({calls} model call{'s' * (calls != 1)})")
+            kind = view.producers[n].kind
+            whose = {"caller": "by the caller", "loop": "by the loop", "prefill": "the caller's prefill"}.get(
+                kind, "produced by no recorded call")
+            text.append(f" · {whose} ({calls} model call{'s' * (calls != 1)})")
         call = run.call_for(n)
         recorded = call is not None and call.request is not None
         converted = recorded and bool(call.request.converted) and not run.exact
@@ -261,6 +265,9 @@ class StepperScreen(FittedFooter, Screen):
             text.append(", ")
             text.append(f"{palette.MARK['warning'][0] + ' ' if warnings else ''}{warnings} "
                         f"warning{'s' * (warnings != 1)}", palette.WARNING if warnings else "")
+            cut = view.run.meta.get("cut_off")
+            if isinstance(cut, dict):
+                text.append(f" (line {cut.get('line')} cut off)", "bold")
             if unsourced:
                 text.append(f" · {unsourced} provenance note{'s' * (unsourced != 1)}", palette.NOTE_MARK)
             if view.findings or unsourced:
@@ -400,7 +407,8 @@ class StepperScreen(FittedFooter, Screen):
         self.app.copy_to_clipboard(event.text)
         size = len(event.text.encode("utf-8", "surrogatepass"))
         note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
-        self.notify(f"Copied the exact request body for message {event.index}: {size:,} bytes, via OSC 52{note}",
+        wording = request_at(self.view.run, event.index).wording
+        self.notify(f"Copied the request body for message {event.index} ({wording}): {size:,} bytes, via OSC 52{note}",
                     title="Copied", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -18,6 +18,7 @@ from tui.app.render.lines import Part, Rows
 from tui.app.widgets.lineview import LineView
 from tui.core.diff import Change, RunDiff
 from tui.core.run import Run
+from tui.core.words import counted
 
 #: Below this width the two runs are stacked (A above B) unless ``s`` says otherwise.
 SIDE_MIN_WIDTH = 110
@@ -75,7 +76,7 @@ class DiffView(LineView):
             parts.append(Rows(rows, ("fixed",), wrap=False))
         first = result.first_divergence
         if first is None:
-            parts.append(Rows([Text(f"The message lists are the same ({len(a.messages)} messages).", palette.NOTE)]))
+            parts.append(Rows([Text(f"The message lists are the same ({counted(len(a.messages), 'message')}).", palette.NOTE)]))
             return parts
         same = (f"Messages 0-{first - 1} are the same in both." if first > 1 else
                 "Message 0 is the same in both." if first == 1 else "They differ from message 0.")

@@ -82,8 +82,12 @@ class MessageList(CursorRows):
         view = self.view
         digits = len(str(view.total))
         if i >= view.total:
-            return Text.assemble("  ", (str(i).rjust(digits), palette.DIM), " ",
-                                 ("next request", "italic"), (" · the state after the last message", palette.DIM))
+            row = Text.assemble("  ", (str(i).rjust(digits), palette.DIM), " ", ("next request", "italic"))
+            cut = view.run.meta.get("cut_off")
+            if isinstance(cut, dict):  # the file ends inside a line: the turn in flight when the run stopped
+                row.append(f" · line {cut.get('line')}: cut off, {cut.get('bytes'):,} bytes", palette.WARNING)
+            row.append(" · the state after the last message", palette.DIM)
+            return row
         severity = view.severity(i)
         mark, mark_style = palette.MARK.get(severity, (" ", ""))
         role = view.role(i)

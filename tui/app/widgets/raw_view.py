@@ -132,9 +132,10 @@ class RawView(Vertical):
         body = self.raw_lines.body
         if body is None:
             return
-        mode = ("exact bytes as POSTed" if self.raw_lines.exact
-                else "pretty-printed: the same JSON with whitespace added · w: exact bytes")
+        named = "exact bytes" if body.wording.startswith("exact") else "bytes"
+        mode = (body.wording if self.raw_lines.exact
+                else f"pretty-printed (the same JSON, whitespace added) · w: {body.wording}")
         self.raw_info.update(Text.assemble(
             (f"request body for message {body.index}", "bold"), f" · {len(body.exact):,} bytes · sha256 ",
-            body.sha256[:12], f" · {mode} · y copies the exact bytes",
+            body.sha256[:12], f" · {mode} · y copies the {named}",
             *((("\n" + headers_brief(self.run), "bold"),) if headers_brief(self.run) else ())))

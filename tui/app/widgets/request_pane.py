@@ -24,6 +24,7 @@ from tui.app.render.lines import Mark, Part, Rows, Target, Wrapped
 from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
 from tui.core.client_added import added_blocks
+from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import request_at
 from tui.core.provenance import Value, source_text
 from tui.core.view.analyses import Stopped, has_tool_use
@@ -171,7 +172,7 @@ class RequestPane(LineView):
             parts.append(Rows(sections.finding_rows(found)))
         parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS, added_blocks(view.run, n))
         call = view.run.call_for(n)
-        if call is not None and call.response is not None:  # the seeds' rewritten turn: show what came back
+        if call is not None and returned_differs(call, view.run.messages[n]):  # the seeds' rewritten turn
             parts.append(Rows([Text(f" what model call {view.run.call_index(n) + 1} returned (differs from the "
                                     f"stored message {n}) ", "bold reverse")]))
             parts += message_parts(-1 - n, {"role": "assistant", "content": call.response}, self.blocks_open,

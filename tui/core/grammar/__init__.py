@@ -31,7 +31,14 @@ def check_run(run: Run, strict: bool = False) -> list[Finding]:
     pairing.check(out, run.messages, prefill=run.prefill)
     request.check(out, run.system, run.tools, run.params, run.messages)
     recorded.check(out, run)
-    return sort_findings(_without_paused(out.items, run))
+    cut = run.meta.get("cut_off")
+    if isinstance(cut, dict):
+        text = str(cut.get("text", ""))
+        shown = text if len(text) <= 2000 else text[:2000] + f"… ({len(text) - 2000:,} more characters)"
+        out.add("line_cut_off", None, None, detail=f"line {cut.get('line')}: cut off, {cut.get('bytes'):,} bytes: {shown}")
+    if run.exact and not any(c.request is not None for c in run.calls):
+        _required(out, run.params)  # the file is the request body itself
+    return sort_findings(_accepted(_without_prefilled(_without_paused(out.items, run), run), run))
 
 
 def check_request(body: dict[str, Any], strict: bool = False, betas: list[str] | None = None) -> list[Finding]:
@@ -50,7 +57,19 @@ def check_request(body: dict[str, Any], strict: bool = False, betas: list[str] |
     messages.check(out, msgs, params, prefill=prefill, system_messages=system_messages)
     pairing.check(out, msgs, prefill=prefill)
     request.check(out, body.get("system"), body.get("tools"), params, msgs)
+    _required(out, params)
     return sort_findings(out.items)
+
+
+#: The fields the API rejects a request without ("max_tokens: Field required").
+REQUIRED = ("model", "max_tokens")
+
+
+def _required(out: Findings, params: dict[str, Any]) -> None:
+    for name in REQUIRED:
+        if name not in params:
+            out.add("required_field", None, None, detail=f"{name}: Field required (the API's answer to a body "
+                                                         f"without {name!r})")
 
 
 def _without_paused(items: list[Finding], run: Run) -> list[Finding]:
@@ -60,6 +79,39 @@ def _without_paused(items: list[Finding], run: Run) -> list[Finding]:
     if not paused:
         return items
     return [f for f in items if not (f.rule == "consecutive_assistant" and f.index in paused)]
+
+
+def _without_prefilled(items: list[Finding], run: Run) -> list[Finding]:
+    """An answer that continues the caller's prefill follows it as a second assistant turn: the request
+    ended on the caller's assistant message, so the two in a row are the prefill and its continuation,
+    not a loop that lost a results message."""
+    return [f for f in items if not (f.rule == "consecutive_assistant" and f.index and run.caller_prefill(f.index - 1))]
+
+
+def _accepted(items: list[Finding], run: Run) -> list[Finding]:
+    """Evidence of acceptance beats a rule: an error on a message that a request the API answered carried
+    (a recorded 200, or a transcript's answer with its request id and usage) is a warning that says so.
+    The loader rebuilds what the client sent where it knows how; this is the net for what it does not."""
+    if not any(f.severity == ERROR and f.index is not None for f in items):
+        return items
+    reach: list[tuple[int, int]] = []  # (messages the answered request held, its call)
+    for k, call in enumerate(run.calls):
+        answered = call.status == 200 or (call.status is None and call.request_id is not None
+                                          and call.usage is not None)
+        if answered and call.message < len(run.messages):
+            reach.append((call.request.messages if call.request is not None else call.message, k))
+    if not reach:
+        return items
+    held, k = max(reach)
+    out = []
+    for f in items:
+        if f.severity == ERROR and f.index is not None and f.index < held:
+            f = Finding(WARNING, f.rule, f.index, f.block,
+                        f"{f.message} (yet model call {k + 1} was answered with message {f.index} in its request: "
+                        "the API accepted it, so what was sent differs from what the source stores)",
+                        "the source stores this message in another form than the client sent it")
+        out.append(f)
+    return out
 
 
 def has_errors(findings: list[Finding]) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 from tui.core.grammar.findings import Findings
 from tui.core.run import Run
+from tui.core.words import counted
 
 
 def check(out: Findings, run: Run) -> None:
@@ -24,7 +25,7 @@ def check(out: Findings, run: Run) -> None:
             content = stored.get("content") if isinstance(stored, dict) else None
             if not same_but_cache_control(call.response, content):
                 out.add("assistant_turn_rewritten", call.message, None,
-                        detail=f"model call {k + 1} returned {len(call.response)} block(s); message "
+                        detail=f"model call {k + 1} returned {counted(len(call.response), 'block')}; message "
                                f"{call.message} stores {_count(stored)}; first difference: "
                                f"{first_difference(call.response, content)}")
         request = call.request
@@ -36,11 +37,53 @@ def check(out: Findings, run: Run) -> None:
             if not same_but_cache_control(request.replaced[i], current):
                 parts.append(f"message {i} ({first_difference(request.replaced[i], current)})")
         for name in ("system", "tools", "params"):
-            if getattr(request, name) is not None or getattr(request, f"has_{name}", None) is False:
-                parts.append(name)
+            sent = getattr(request, name)
+            if getattr(request, f"has_{name}", None) is False:
+                parts.append(f"no {name} (the run's last request has one)")
+            elif sent is not None:
+                ours = getattr(run, name)
+                if name == "params":
+                    if sent != ours:
+                        parts.append(path_difference(sent, ours, ""))
+                elif not same_but_cache_control(sent, ours):
+                    parts.append(path_difference(sent, ours, name))
         if parts:
             out.add("request_differs", call.message, None,
-                    detail=f"model call {k + 1} was sent a different " + ", ".join(parts))
+                    detail=f"model call {k + 1}'s request differs from the run's last: " + "; ".join(parts))
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def path_difference(sent: Any, ours: Any, where: str) -> str:
+    """The first field where ``sent`` (what a call was sent) differs from ``ours`` (the run's), by path:
+    ``thinking.budget_tokens: 6400 -> 1024``, ``container added``, ``tools[2].name: 'a' -> 'b'``."""
+    join = (lambda key: f"{where}.{key}") if where else str
+    if isinstance(sent, dict) and isinstance(ours, dict):
+        for key in sent:
+            if key not in ours:
+                return f"{join(key)} (later requests dropped it)"
+            if sent[key] != ours[key]:
+                return path_difference(sent[key], ours[key], join(key))
+        for key in ours:
+            if key not in sent:
+                return f"{join(key)} added later (this call was sent none)"
+        return f"{where or 'the value'}: equal"
+    if isinstance(sent, list) and isinstance(ours, list):
+        for i, (a, b) in enumerate(zip(sent, ours)):
+            if a != b:
+                return path_difference(a, b, f"{where}[{i}]")
+        return f"{where or 'the list'}: {counted(len(sent), 'item')} -> {len(ours)}"
+    return f"{where or 'the value'}: {_short(sent)} -> {_short(ours)}"
+
+
+def returned_differs(call: Any, stored: Any) -> bool:
+    """The call's recorded answer differs from the stored turn by more than a ``cache_control`` breakpoint."""
+    if call.response is None:
+        return False
+    return not same_but_cache_control(call.response, stored.get("content") if isinstance(stored, dict) else None)
 
 
 def without_cache_control(value: Any) -> Any:
@@ -78,7 +121,7 @@ def first_difference(a: Any, b: Any, where: str = "") -> str:
                 label = f"block {i}" if not where else f"{where}[{i}]"
                 return first_difference(x, y, label)
         if len(a) != len(b):
-            return f"{where or 'content'}: {len(a)} item(s) became {len(b)}"
+            return f"{where or 'content'}: {counted(len(a), 'item')} became {len(b)}"
         return f"{where or 'content'}: equal"
     if type(a) is not type(b):
         return f"{where or 'value'}: {type(a).__name__} became {type(b).__name__}"

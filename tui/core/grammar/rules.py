@@ -124,6 +124,8 @@ _RULES = [
          "uncertain", strict=True),
     Rule("tool_choice_forced_with_thinking", ERROR, "thinking with a tool_choice that forces tool use",
          "Thinking may not be enabled when tool_choice forces tool use."),
+    Rule("required_field", ERROR, "a field every request must carry is missing",
+         cause="the request body was written without it (a caller or a tool that trimmed the body)"),
     # -- tools, tool_choice, system, cache_control
     Rule("tool_name_pattern", ERROR, "tool name does not match ^[a-zA-Z0-9_-]{1,128}$",
          "tools.{tool}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"),
@@ -142,6 +144,10 @@ _RULES = [
     Rule("system_type", ERROR, "system must be a string or a list of text blocks", confidence="medium"),
     Rule("system_empty_text_block", WARNING, "empty text block in the system prompt (rejection inferred)",
          "system: text content blocks must be non-empty", "medium"),
+    # -- the file itself
+    Rule("line_cut_off", WARNING, "the file ends inside its last line, which holds no whole message",
+         cause="the run stopped (crashed, was killed) while the turn in flight was being written, or the "
+               "file was copied before it was complete"),
     # -- recorded sources
     Rule("assistant_turn_rewritten", WARNING,
          "the stored assistant turn differs from what the provider returned",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.words import counted
 
 _ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _SYSTEM_ROLES = ("system", "developer")
@@ -71,13 +72,13 @@ def convert(source: list[Any]) -> Converted:
         out.system = "\n\n".join(systems) if strings else [b for s in systems for b in _as_blocks(s)]
         out.notes.append(f"{len(systems)} system messages joined into one system prompt")
     if out.renamed:
-        out.notes.append(f"{out.renamed} tool-call id(s) renamed (used again in a later turn, or holding characters "
+        out.notes.append(f"{counted(out.renamed, 'tool-call id')} renamed (used again in a later turn, or holding characters "
                          "Anthropic ids cannot): Anthropic wants every tool_use id unique")
     if out.bad_arguments:
-        out.notes.append(f"{out.bad_arguments} tool call(s) whose arguments are not a JSON object: the raw text is "
+        out.notes.append(f"{counted(out.bad_arguments, 'tool call')} whose arguments are not a JSON object: the raw text is "
                          "kept as input._raw_arguments")
     if out.repeated_results:
-        out.notes.append(f"{out.repeated_results} tool message(s) answered several tool_call_ids: the same content "
+        out.notes.append(f"{counted(out.repeated_results, 'tool message')} answered several tool_call_ids: the same content "
                          "is the result of each")
     return out
 

@@ -4,8 +4,10 @@ A request joins a conversation when it continues it: the same system prompt, the
 message, the same role at every position the conversation already has, and at least every
 message its requests carried (plus the last answer, when that answer was accepted; a retry
 after a refused call may resend the same list). Anything else starts a new conversation;
-the one with the most messages is the file's default run and the others are listed after
-it, in the order they began. ``count_tokens`` and other endpoints are not model calls.
+the agent's thread with the most model calls is the file's default run and the others are
+listed after it, in the order they began; side calls (quota probes, titles, spinner words,
+path extraction, the ``/compact`` summary) are labelled by kind, and a thread restarted
+after a compaction is tied to the one before it (``side_calls``). ``count_tokens`` and other endpoints are not model calls.
 
 The run holds the messages of the conversation's last request and its last answer. Each
 call keeps a ``RecordedRequest``: how many messages it sent, and only where it differs from
@@ -22,6 +24,8 @@ from typing import Any, Iterable
 from tui.core.grammar.recorded import same_but_cache_control
 from tui.core.request_headers import HEADERS_KEY
 from tui.core.run import EXACT, LoadWarning, ModelCall, RecordedRequest, Run, Source
+from tui.core.words import counted
+from tui.formats.recorded import side_calls
 from tui.formats.recorded.exchange import Exchange
 
 _BODY = ("messages", "system", "tools")
@@ -38,6 +42,8 @@ class Conversation:
         self.tip_accepted = False
         self.unsent: int | None = None  # index of an answer no request has carried back yet
         self.first = 0
+        self.first_body = body  # what the conversation's first request asked: its kind is read from it
+        self.line: int | None = None  # where it began in the file
         self.dropped: dict[str, int] = {}
         self.headers: list[dict[str, str]] = []  # each call's shaping headers (tui.core.request_headers)
 
@@ -90,8 +96,8 @@ class Conversation:
         old = self.messages[i]
         if i == self.unsent:
             producer = self.calls[-1]
-            if not isinstance(new, dict) or new.get("content") != old.get("content"):
-                producer.response = old.get("content")
+            if not isinstance(new, dict) or not same_but_cache_control(new.get("content"), old.get("content")):
+                producer.response = old.get("content")  # a breakpoint that moved on is no difference
         else:
             for call in self.calls:
                 request = call.request
@@ -153,7 +159,7 @@ def _call(exchange: Exchange, n: int) -> ModelCall:
     message = exchange.message if isinstance(exchange.message, dict) else {}
     return ModelCall(message=n, usage=message.get("usage"), stop_reason=message.get("stop_reason"),
                      model=message.get("model"), request_id=exchange.request_id, started=exchange.started,
-                     duration_ms=exchange.duration_ms, request=RecordedRequest(messages=n),
+                     duration_ms=exchange.duration_ms, request=RecordedRequest(messages=n, raw=exchange.raw),
                      status=exchange.status)
 
 
@@ -171,11 +177,11 @@ class Grouping:
         number, self.number = self.number, self.number + 1
         if not exchange.is_messages_call:
             if exchange.is_count_tokens:
-                kind = "count_tokens request(s): not model calls"
+                kind = "count_tokens request|: not model calls"
             elif exchange.path.rstrip("/").endswith("/v1/messages"):
-                kind = "/v1/messages request(s) whose body holds no message list: unreadable"
+                kind = "/v1/messages request| whose body holds no message list: unreadable"
             else:
-                kind = f"request(s) to {exchange.path or 'an unknown endpoint'}: not model calls"
+                kind = f"request| to {exchange.path or 'an unknown endpoint'}: not model calls"
             self.skipped[kind] = self.skipped.get(kind, 0) + 1
             return None
         best, best_diffs = None, None
@@ -188,42 +194,78 @@ class Grouping:
                 best, best_diffs = conversation, diffs
         if best is None:
             best, best_diffs = Conversation(exchange.body), []
-            best.first = number
+            best.first, best.line = number, exchange.line
             self.conversations.append(best)
         best.add(exchange, best_diffs)
         return best
 
     def runs(self, path: str, fmt: str) -> list[Run]:
-        """Every conversation so far as a run, the longest first."""
+        """Every conversation so far as a run: the agent's thread with the most model calls first."""
         conversations = self.conversations
         if not conversations:
             return []
-        ranked = sorted(conversations, key=lambda c: (-len(c.messages), -len(c.calls), c.first))
-        main = ranked[0]
-        ordered = [main] + [c for c in conversations if c is not main]
+        kinds = [side_calls.kind_of(c.first_body, len(c.calls)) for c in conversations]
+        ranked = sorted(range(len(conversations)), key=lambda i: side_calls.rank_key(
+            kinds[i], len(conversations[i].calls), conversations[i].system, conversations[i].fields[-1][1],
+            len(conversations[i].messages), conversations[i].first))
+        order = [ranked[0]] + [i for i in range(len(conversations)) if i != ranked[0]]
+        ordered = [conversations[i] for i in order]
         runs = [c.run(path, fmt) for c in ordered]
-        _describe(runs, ordered, self.skipped)
+        _describe(runs, ordered, [kinds[i] for i in order], self.skipped)
         return runs
 
 
 def build_runs(exchanges: Iterable[Exchange], path: str, fmt: str) -> list[Run]:
-    """Every conversation in the file as a run, the longest first."""
+    """Every conversation in the file as a run, the agent's thread first."""
     grouping = Grouping()
     for exchange in exchanges:
         grouping.add(exchange)
     return grouping.runs(path, fmt)
 
 
-def _describe(runs: list[Run], ordered: list[Conversation], skipped: dict[str, int]) -> None:
+def _describe(runs: list[Run], ordered: list[Conversation], kinds: list[str | None], skipped: dict[str, int]) -> None:
     count = len(runs)
-    for k, (run, conversation) in enumerate(zip(runs, ordered)):
+    for k, (run, kind) in enumerate(zip(runs, kinds)):
         run.source.run_index, run.source.run_count = k, count
-        if len(conversation.calls) == 1 and run.params.get("max_tokens") == 1:
-            run.source.title = "side call: quota probe (max_tokens 1)"
+        if kind is not None:
+            run.source.title = side_calls.LABELS[kind]
+            run.meta["side_call"] = kind
+    _link_compactions(runs, ordered, kinds)
     notes = []
     if count > 1:
-        notes.append(f"this file holds {count} conversations; this run is the longest "
-                     "(the others are side calls or separate runs: `turnscope list`)")
-    for kind, n in skipped.items():
-        notes.append(f"{n} {kind}, not part of any run")
+        sides = sum(1 for kind in kinds if kind is not None)
+        what = "the agent's thread with the most model calls" if kinds[0] is None else "the one with the most model calls"
+        notes.append(f"this file holds {count} conversations; this run is {what} (the others: "
+                     f"{counted(sides, 'side call')} and {counted(count - 1 - sides, 'other thread')}: `turnscope list`)")
+    for kind, n in skipped.items():  # "request|: rest": the noun agrees with the count
+        noun, rest = kind.split("|", 1)
+        notes.append(f"{counted(n, noun)}{rest}, not part of any run")
     runs[0].warnings[:0] = [LoadWarning(note) for note in notes]
+
+
+def _link_compactions(runs: list[Run], ordered: list[Conversation], kinds: list[str | None]) -> None:
+    """Each thread that restarts with a compaction summary: "continues run K after the compaction"."""
+    for s, kind in enumerate(kinds):
+        if kind != side_calls.COMPACTION:
+            continue
+        summary = side_calls.summary_answer(ordered[s].messages)
+        line = ordered[s].line
+        after = next((k for k, c in enumerate(ordered) if kinds[k] is None and c.messages
+                      and side_calls.continues(c.messages[0], summary)), None)
+        if after is None:
+            continue
+        start = ordered[s].messages[0] if ordered[s].messages else None
+        before = max((k for k, c in enumerate(ordered) if kinds[k] is None and k != after and c.messages
+                      and same_but_cache_control(c.messages[0], start)),
+                     key=lambda k: (len(ordered[k].messages), -k), default=None)
+        at = f" at line {line}" if line is not None else ""
+        runs[after].source.title = (f"continues run {before} after the compaction{at}" if before is not None
+                                    else f"starts after the compaction{at}") + f" (summary: run {s})"
+        runs[after].meta["continues_run"] = before
+        runs[after].warnings.insert(0, LoadWarning(
+            f"this thread restarts after a /compact{at}: its first message is the summary run {s} returned"
+            + (f"; it continues run {before}" if before is not None else ""), line=ordered[after].line))
+        if before is not None:
+            runs[before].warnings.append(LoadWarning(
+                f"the session was compacted{at} (the summary call is run {s}): run {after} continues this thread",
+                line=line))

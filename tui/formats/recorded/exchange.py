@@ -49,6 +49,12 @@ class Exchange:
     notes: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # credential fields removed from the body
     headers: dict[str, str] = field(default_factory=dict)  # anthropic-version, anthropic-beta, query
+    raw: str | None = None  # the request body's text as recorded (None: the recorder kept it parsed)
+
+    def keep_raw(self, text: Any) -> None:
+        """Keep the body text the recorder wrote, unless credentials had to be taken out of it (then the
+        body shown is re-serialised without them, and the exact text is not kept anywhere)."""
+        self.raw = text if isinstance(text, str) and not self.dropped and isinstance(self.body, dict) else None
 
     @property
     def is_messages_call(self) -> bool:
