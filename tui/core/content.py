@@ -93,7 +93,7 @@ def text_places(run: Run) -> Iterator[Place]:
     elif system is not None:
         for _, text in strings(system):
             yield Place(None, None, "system prompt", text, "system")
-    for tool in run.tools or []:
+    for tool in run.tools if isinstance(run.tools, list) else []:  # a hostile file's tools may be anything
         name = tool.get("name") if isinstance(tool, dict) else None
         for path, text in strings(tool):
             yield Place(None, None, f"tool {name}'s {path}" if name is not None else f"tools {path}", text, "tools")

@@ -60,7 +60,7 @@ def _is_item(value: Any) -> bool:
     """A Responses item with a shape of its own (a plain role/content message is the chat loader's too)."""
     if not isinstance(value, dict):
         return False
-    if value.get("type") in KNOWN_TYPES and value.get("type") != "message":
+    if isinstance(value.get("type"), str) and value["type"] in KNOWN_TYPES and value["type"] != "message":
         return True
     content = value.get("content")
     return isinstance(value.get("role"), str) and isinstance(content, list) and any(

@@ -417,7 +417,8 @@ def _raw_answer(output: dict[str, Any], response: Any) -> dict[str, Any] | None:
     if not isinstance(message, dict):
         return None
     answer: dict[str, Any] = {"role": "assistant", "content": _chat([message])[0]}
-    stop = _STOPS.get(choice.get("stop_reason"))
+    reason = choice.get("stop_reason")
+    stop = _STOPS.get(reason) if isinstance(reason, str) else None
     if stop is not None:
         answer["stop_reason"] = stop
     if isinstance(output.get("model"), str):

@@ -45,11 +45,18 @@ _SERVER_TOOLS = {"web_search_call": "web_search", "image_generation_call": "imag
                  "code_interpreter_call": "code_interpreter", "file_search_call": "file_search", "mcp_call": "mcp"}
 
 
+def kind_of(item: dict) -> str | None:
+    """An item's ``type``: a string, None when absent, and a name no type has when it is something else
+    (a hostile file's list or number, which would not even hash)."""
+    kind = item.get("type")
+    return kind if kind is None or isinstance(kind, str) else "(not a string)"
+
+
 def is_output(item: Any) -> bool:
     """True for an item a model call produced (an assistant message counts)."""
     if not isinstance(item, dict):
         return False
-    kind = item.get("type")
+    kind = kind_of(item)
     if kind in OUTPUT_TYPES:
         return True
     return (kind == "message" or kind is None) and item.get("role") == "assistant"
@@ -97,7 +104,7 @@ class Builder:
         if not isinstance(item, dict):
             self._skip(f"{type(item).__name__} item")
             return
-        kind = item.get("type")
+        kind = kind_of(item)
         if kind in RESULT_TYPES:
             self._open_user()
             self._results.append(self._result(item))
@@ -129,7 +136,7 @@ class Builder:
         if self._assistant is None:
             self._assistant = []
         blocks = self._assistant
-        kind = item.get("type")
+        kind = kind_of(item)
         if kind == "reasoning":
             block = self._reasoning(item)
             if block is not None:
@@ -248,7 +255,7 @@ class Builder:
         return blocks
 
     def _tool_use(self, item: dict[str, Any]) -> dict[str, Any]:
-        kind = item.get("type")
+        kind = kind_of(item)
         original = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
         self._call_serial += 1
         new = self._ids.take(original, len(self.messages), self._call_serial)
