@@ -92,6 +92,10 @@ def test_a_value_in_message_0_is_not_its_own_source():
     from tui.core.run import Run
 
     run = Run(messages=[{"role": "assistant", "content": [
-        {"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "alpha beta gamma", "note": "zz top"}}]}])
-    assert all(v.source is None and v.unsourced for v in Provenance(run).trace(0).values)
+        {"type": "tool_use", "id": "t1", "name": "search",
+         "input": {"q": "alpha beta gamma", "note": "zz top", "order_id": "AB-40912"}}]}])
+    values = Provenance(run).trace(0).values
+    assert values and all(v.source is None for v in values)
+    # prose the model writes is looked up but not flagged; an id with no source is
+    assert [v.unsourced for v in values if "AB-40912" in repr(v)] == [True]
     assert index_messages(run.messages).scan("alpha beta gamma", 0) is None  # the scan alone, bounded at 0
