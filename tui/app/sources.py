@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -147,18 +148,23 @@ def recent_entries(state_dir: Path) -> list[Entry]:
     return out
 
 
-def describe_session(path: Path) -> tuple[int, str]:
-    """(message count, first words the user wrote) of a Claude Code session file."""
+def _head_records(path: Path, needles: tuple[bytes, ...]) -> Iterator[Any]:
+    """The JSON records among the first ``SCAN_BYTES`` of a JSON Lines session whose line holds one of
+    ``needles`` (the others are never parsed); a line that is no JSON is passed over."""
     with open(path, "rb") as handle:
         data = handle.read(SCAN_BYTES)
-    count, words, assistant_ids = 0, "", set()
     for line in data.split(b"\n"):
-        if b'"type":"user"' not in line and b'"type":"assistant"' not in line:
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
+        if any(needle in line for needle in needles):
+            try:
+                yield orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+
+
+def describe_session(path: Path) -> tuple[int, str]:
+    """(message count, first words the user wrote) of a Claude Code session file."""
+    count, words, assistant_ids = 0, "", set()
+    for record in _head_records(path, (b'"type":"user"', b'"type":"assistant"')):
         if not isinstance(record, dict) or record.get("isSidechain"):
             continue
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
@@ -206,16 +212,8 @@ def codex_sessions(home: Path | None = None) -> Path:
 def describe_rollout(path: Path) -> tuple[int, str]:
     """(message count, first words the user wrote) of a Codex rollout: user and assistant message items,
     and the first prompt (a user message that is not the context Codex sends ahead of it)."""
-    with open(path, "rb") as handle:
-        data = handle.read(SCAN_BYTES)
     count, words = 0, ""
-    for line in data.split(b"\n"):
-        if b'"message"' not in line and b'"user_message"' not in line:
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
+    for record in _head_records(path, (b'"message"', b'"user_message"')):
         payload = record.get("payload") if isinstance(record, dict) else None
         if not isinstance(payload, dict):
             continue
