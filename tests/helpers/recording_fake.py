@@ -40,15 +40,6 @@ class Chunked:
     cut_after: int
 
 
-@dataclass
-class Seen:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    sent: bytes = b""
-
-
 class _Tee:
     """The handler's output file, keeping a copy of every byte written."""
 
@@ -72,6 +63,25 @@ class _Tee:
 
 
 @dataclass
+class Seen:
+    """One request as it arrived, and the answer's body bytes as written so far.
+
+    ``sent`` reads the handler's output copy when asked, not when the handler returns: a
+    client can hold the whole answer before the handler thread gets to run its next line.
+    """
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    tee: _Tee | None = field(default=None, repr=False)
+
+    @property
+    def sent(self) -> bytes:
+        return self.tee.body() if self.tee is not None else b""
+
+
+@dataclass
 class _State:
     seen: list[Seen] = field(default_factory=list)
     connections: list[Any] = field(default_factory=list)
@@ -91,7 +101,7 @@ class SeenMessagesAPI(FaultyMessagesAPI):
                 length = int(self.headers.get("content-length") or 0)
                 seen = Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
                             self.rfile.read(length))
-                self.wfile = _Tee(self.wfile)
+                self.wfile = seen.tee = _Tee(self.wfile)
                 with api._lock:
                     api.seen.append(seen)
                     api.connections.append(self.connection)
@@ -110,7 +120,6 @@ class SeenMessagesAPI(FaultyMessagesAPI):
             def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
                 seen = self._begin()
                 self._json(200, {"data": [{"type": "model", "id": "claude-fake-1"}], "path": self.path})
-                seen.sent = self.wfile.body()
 
             def do_POST(self) -> None:  # noqa: N802
                 seen = self._begin()
@@ -127,7 +136,6 @@ class SeenMessagesAPI(FaultyMessagesAPI):
                     if api.barrier is not None:
                         api.barrier.wait(timeout=20)
                     api._serve(self, body)
-                seen.sent = self.wfile.body()
 
             def _special(self, reply: Gzip | Chunked) -> None:
                 if isinstance(reply, Gzip):
