@@ -10,6 +10,7 @@ for another with a typed ``Open*`` message (``tui.app.app_messages``) and the ap
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from textual import on, work
@@ -29,7 +30,7 @@ from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
-from tui.formats import load_runs
+from tui.formats import load_runs, open_run
 from tui.formats.follow import Follower, Following
 from tui.formats.options import LoadOptions
 
@@ -97,7 +98,10 @@ class TurnscopeApp(App):
         chosen = runs[run or 0]
         follower = self.followers.get(path)
         following = Following(follower, run or 0) if follower is not None else None
-        self.push_screen(StepperScreen(RunView(following.run if following else chosen), at, view, following))
+        # The analyses' process loads the file itself (core imports no loader): how, picklable.
+        loader = None if following else functools.partial(open_run, path, run or 0, **self.load_options.kwargs())
+        self.push_screen(StepperScreen(RunView(following.run if following else chosen), at, view, following,
+                                       loader=loader))
         self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
 
     @on(events.OpenStepper)
