@@ -40,6 +40,8 @@ PIECE = 500
 #: Seconds the reading thread sleeps between pieces, so the UI thread gets the interpreter.
 PAUSE = 0.001
 JOBS = ("findings", "tokens", "traces")
+#: The worker's niceness over the app's: on a machine short of CPU the UI process runs first.
+NICE = 10
 
 Deliver = Callable[[str, Any], None]
 _LIVE: weakref.WeakSet[Background] = weakref.WeakSet()
@@ -104,7 +106,9 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
             from tui.core.provenance import Provenance
 
             provenance = Provenance(run)
-            traces = [(n, provenance.trace(n)) for n in tool_turns(run)]
+            turns = list(tool_turns(run))
+            provenance.prefetch(turns)
+            traces = [(n, provenance.trace(n)) for n in turns]
             for piece in _pieces(traces, PIECE // 4):
                 yield "trace-piece", piece
             yield "traces", None
@@ -116,6 +120,10 @@ def _work(conn: Any, load: Callable[[], Run], jobs: tuple[str, ...], expect: tup
         quiet = os.open(os.devnull, os.O_WRONLY)  # the app's terminal is not ours to write on
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
+        try:
+            os.nice(NICE)  # a busy machine gives its CPU to the app's keys first
+        except OSError:  # pragma: no cover - not allowed here: run at the app's priority
+            pass
         gc.disable()  # a short-lived process of acyclic objects: the collector would only walk them
         try:
             run = load()
