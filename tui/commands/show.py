@@ -17,6 +17,7 @@ from typing import Any
 from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
+from tui.core.blocks import is_media, is_tool_result, is_tool_use, media_description
 from tui.core.client_added import added_blocks
 from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import RequestAt, request_at
@@ -227,8 +228,8 @@ def _result_part(block: Any) -> str:
     kind = block_type(block)
     if kind == "text" and isinstance(block.get("text"), str):
         return block["text"]
-    if kind in ("image", "document"):
-        return f"[{kind} block]"
+    if is_media(kind):
+        return media_description(block)
     return f"{kind}: {_json(block)}"
 
 
@@ -239,9 +240,9 @@ def _block_text(block: Any, cont: str) -> str:
         return f"{kind} {_json(block)}"
     if kind == "text" and isinstance(block.get("text"), str):
         return "text: " + _indented(block["text"], cont)
-    if kind == "tool_use":
-        return f"tool_use {block.get('id')} {block.get('name')} {_json(block.get('input'))}"
-    if kind == "tool_result":
+    if is_tool_use(kind):
+        return f"{kind} {block.get('id')} {block.get('name')} {_json(block.get('input'))}"
+    if is_tool_result(kind):
         mark = " is_error" if block.get("is_error") else ""
         content = block.get("content")
         if isinstance(content, str):
@@ -250,7 +251,7 @@ def _block_text(block: Any, cont: str) -> str:
             text = "\n".join(_result_part(b) for b in content)
         else:
             text = "" if content is None else _json(content)
-        return f"tool_result {block.get('tool_use_id')}{mark}: " + _indented(text, cont)
+        return f"{kind} {block.get('tool_use_id')}{mark}: " + _indented(text, cont)
     if kind == "thinking":
         thought = block.get("thinking")
         if isinstance(thought, str) and thought.strip():
@@ -259,8 +260,6 @@ def _block_text(block: Any, cont: str) -> str:
     if kind == "redacted_thinking":
         return (f"redacted_thinking: (thinking not returned by the provider; "
                 f"data {len(str(block.get('data') or ''))} chars)")
-    if kind in ("image", "document"):
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
-        size = len(str(source.get("data") or source.get("url") or ""))
-        return f"[{kind} {source.get('media_type', source.get('type', ''))}, {size} chars of source]"
+    if is_media(kind):
+        return media_description(block)
     return f"{kind}: {_json(block)}"

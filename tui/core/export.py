@@ -30,6 +30,7 @@ from tui.core.grammar import check_run
 from tui.core.grammar.findings import Finding, sort_findings
 from tui.core.prefix import request_at
 from tui.core.producers import producers
+from tui.core.blocks import is_media, is_tool_use, media_description
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import visible
 
@@ -104,8 +105,8 @@ def _result_text(content: Any) -> str:
             kind = block_type(block)
             if kind == "text" and isinstance(block.get("text"), str):
                 out.append(visible(block["text"]))
-            elif kind in ("image", "document"):
-                out.append(f"[{kind} block]")
+            elif is_media(kind):
+                out.append(visible(media_description(block)))
             else:
                 out.append(_json(block))
         return "\n".join(out)
@@ -119,7 +120,7 @@ def block_part(block: Any) -> Part:
         return Part(visible(kind), _json(block))
     if kind == "text" and isinstance(block.get("text"), str):
         return Part("text", visible(block["text"]))
-    if kind in ("tool_use", "server_tool_use"):
+    if is_tool_use(kind):
         return Part(visible(f"{kind} {block.get('name')} · {block.get('id')}"), _input_fields(block.get("input")))
     if kind == "tool_result":
         mark = " · is_error" if block.get("is_error") else ""
@@ -132,11 +133,8 @@ def block_part(block: Any) -> Part:
                                 "characters, kept exact)")
     if kind == "redacted_thinking":
         return Part("redacted_thinking", f"(data {len(str(block.get('data') or ''))} characters, kept exact)")
-    if kind in ("image", "document"):
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
-        size = len(str(source.get("data") or source.get("url") or ""))
-        return Part(kind, visible(f"[{kind} {source.get('media_type', source.get('type', ''))}, {size} characters "
-                                  "of source]"))
+    if is_media(kind):
+        return Part(kind, visible(media_description(block)))
     return Part(visible(kind), _json(block))
 
 

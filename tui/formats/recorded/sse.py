@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.blocks import TOOL_USE_TYPES
 
 #: Block types whose input arrives as ``input_json_delta`` pieces.
-_INPUT_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+_INPUT_BLOCKS = TOOL_USE_TYPES
 
 
 @dataclass
