@@ -50,6 +50,8 @@ class Part:
 
 @dataclass
 class MessageDoc:
+    """One message of the review: its title, its blocks as parts, its findings and what its request cost."""
+
     index: int
     title: str  # "[3] user · loop"
     parts: list[Part]
@@ -58,7 +60,10 @@ class MessageDoc:
 
 
 @dataclass
-class Document:
+class Review:
+    """The review of a run that ``export`` writes as HTML or Markdown: header, findings, messages, the request
+    at N, the branch lineage, what was redacted."""
+
     title: str
     header: list[str]
     findings: list[str]  # about the whole request, not one message
@@ -162,7 +167,7 @@ def _tokens(run: Run) -> tuple[list[str], dict[int, str]]:
     return head, per
 
 
-def build(run: Run, *, at: int | None = None, parent: Run | None = None, redacted: list[str] | None = None) -> Document:
+def build(run: Run, *, at: int | None = None, parent: Run | None = None, redacted: list[str] | None = None) -> Review:
     """The document for ``run`` (already redacted when it had to be; ``redacted`` lists what was)."""
     findings = sort_findings([*check_run(run), *content_findings(run)])
     source = run.source
@@ -194,7 +199,7 @@ def build(run: Run, *, at: int | None = None, parent: Run | None = None, redacte
         if isinstance(message, dict) and not isinstance(message.get("content"), (str, list)):
             parts = [Part("content", _json(message.get("content")))]
         messages.append(MessageDoc(i, title, parts, by_index.get(i, []), per_message.get(i)))
-    doc = Document(visible(f"turnscope: {where}"), header, top, messages, redacted=list(redacted or []))
+    doc = Review(visible(f"turnscope: {where}"), header, top, messages, redacted=list(redacted or []))
     if at is not None:
         doc.request = _request_parts(run, at)
     if run.lineage is not None:
@@ -283,7 +288,7 @@ def _parts_html(parts: list[Part]) -> list[str]:
     return [f"<h3>{_e(p.heading)}</h3><pre>{_e(p.body)}</pre>" for p in parts]
 
 
-def html(doc: Document) -> bytes:
+def html(doc: Review) -> bytes:
     out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
            f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
            '<meta name="referrer" content="no-referrer">',
@@ -344,7 +349,7 @@ def _parts_md(parts: list[Part]) -> list[str]:
     return out
 
 
-def markdown(doc: Document) -> bytes:
+def markdown(doc: Review) -> bytes:
     out = [f"# {md_inline(doc.title)}", ""]
     out += [f"- {md_inline(line)}" for line in doc.header] + [""]
     if doc.redacted:
@@ -372,7 +377,7 @@ def markdown(doc: Document) -> bytes:
     return ("\n".join(out) + "\n").encode("utf-8", "surrogatepass")
 
 
-def render(doc: Document, fmt: str) -> bytes:
+def render(doc: Review, fmt: str) -> bytes:
     return html(doc) if fmt == HTML else markdown(doc)
 
 

@@ -23,6 +23,9 @@ _INPUT_BLOCKS = TOOL_USE_TYPES
 
 @dataclass
 class Stream:
+    """A streamed (SSE) response put back together: the message, or the error, and what was wrong with the
+    stream."""
+
     message: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)

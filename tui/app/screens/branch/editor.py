@@ -93,6 +93,8 @@ class BranchEditorScreen(FittedFooter, Screen):
     patch_line = getters.query_one("#branch-patch", Static)
 
     class Checked(Message):
+        """The edited request was checked (in a worker); ``generation`` says which edit the verdict is for."""
+
         def __init__(self, generation: int, verdict: Verdict) -> None:
             super().__init__()
             self.generation = generation
