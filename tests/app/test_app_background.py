@@ -83,7 +83,7 @@ async def test_steps_are_answered_while_the_process_works_and_closing_the_run_en
     app = app_for(REFUND, tmp_path, at=0)
     async with app.run_test(size=(120, 40)) as pilot:
         await analysed(pilot, stepper(app))
-        first = stepper(app).background.process
+        first = stepper(app).background.processes
         loader = functools.partial(open_when_flagged, str(flag), str(REFUND))
         other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
         app.push_screen(other)  # another run opened: its own process, held before it loads
@@ -92,17 +92,17 @@ async def test_steps_are_answered_while_the_process_works_and_closing_the_run_en
             if other.background is not None and other.background.alive:
                 break
             await asyncio.sleep(0.1)
-        process = other.background.process
-        assert process.is_alive() and other.view.findings is None
+        processes = other.background.processes
+        assert processes and all(p.is_alive() for p in processes) and other.view.findings is None
         await pilot.press("j", "j", "j")
         await pilot.pause()
         assert other.index == 3 and "message 3 of" in screen_text(app)  # answered while the process works
         assert other.view.analyses.report is None  # nothing computed here meanwhile
         app.pop_screen()  # closing the run
         await pilot.pause()
-        assert gone(process.pid)
+        assert all(gone(p.pid) for p in processes)
         assert other.background is None
-    assert gone(first.pid)  # quitting ends the other one (already done, or stopped)
+    assert first and all(gone(p.pid) for p in first)  # quitting ends the other one (already done, or stopped)
 
 
 async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypatch):
@@ -121,8 +121,8 @@ async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypat
         base = app.screen_stack[1].view  # the same file, analysed by the first screen's process
         assert other.view.findings == base.findings and other.view.analyses.unsourced == base.analyses.unsourced
         assert other.view.analyses.report.as_json() == base.analyses.report.as_json()
-        process = other.background.process
-    assert gone(process.pid)
+        processes = other.background.processes
+    assert processes and all(gone(p.pid) for p in processes)
 
 
 async def test_a_file_changed_since_it_was_opened_is_analysed_in_the_app(tmp_path, monkeypatch):

@@ -172,8 +172,8 @@ class Collect:
         return None
 
 
-class Background:
-    """The worker process of one run and the thread that reads what it sends."""
+class Worker:
+    """One worker process of a run and the thread that reads what it sends."""
 
     def __init__(self, run: Run, load: Callable[[], Run], deliver: Deliver, jobs: tuple[str, ...] = JOBS):
         self.deliver = deliver
@@ -199,7 +199,6 @@ class Background:
             sys.stderr = stderr
         send.close()  # the child holds its end: EOF here once it exits
         self._conn = receive
-        _LIVE.add(self)
         self._reader = threading.Thread(target=self._read, name="turnscope-analyses-reader", daemon=True)
         self._reader.start()
 
@@ -242,7 +241,62 @@ class Background:
             if process.is_alive():  # pragma: no cover - SIGTERM is enough for our own worker
                 process.kill()
                 process.join(timeout=2)
-        _LIVE.discard(self)  # the reading thread sees the pipe's end and closes it
+        # the reading thread sees the pipe's end and closes it
+
+
+def groups(cpus: int | None = None) -> tuple[tuple[str, ...], ...]:
+    """The jobs per worker: on two cores or more, the provenance index and traces (the longest job) in a
+    process of their own beside the check and the token report; else all in one."""
+    cpus = os.cpu_count() if cpus is None else cpus
+    return (("findings", "tokens"), ("traces",)) if (cpus or 1) >= 2 else (JOBS,)
+
+
+class Background:
+    """The worker processes of one run (``groups``): each result delivered once it is in; a failure of
+    any of them is delivered once and stops the others; ``done`` once all are done."""
+
+    def __init__(self, run: Run, load: Callable[[], Run], deliver: Deliver,
+                 jobs: tuple[tuple[str, ...], ...] | None = None):
+        self.deliver = deliver
+        self._lock = threading.Lock()
+        self._failed = False
+        self.workers = [Worker(run, load, self._delivered, group) for group in (jobs or groups())]
+        self._running = len(self.workers)
+
+    def start(self) -> None:
+        _LIVE.add(self)
+        for worker in self.workers:
+            worker.start()
+
+    @property
+    def processes(self) -> list[Any]:
+        return [w.process for w in self.workers if w.process is not None]
+
+    @property
+    def alive(self) -> bool:
+        return any(w.alive for w in self.workers)
+
+    def _delivered(self, kind: str, value: Any) -> None:
+        with self._lock:
+            if self._failed:
+                return
+            if kind == "failed":
+                self._failed = True
+            elif kind == "done":
+                self._running -= 1
+                if self._running:
+                    return
+        if kind == "failed":
+            for worker in self.workers:
+                worker._stopped.set()
+            threading.Thread(target=self.stop, daemon=True).start()  # not from a reading thread: it joins them
+        self.deliver(kind, value)
+
+    def stop(self) -> None:
+        """End every worker now (the run was closed): nothing more is delivered."""
+        for worker in self.workers:
+            worker.stop()
+        _LIVE.discard(self)
 
 
 def stop_all() -> None:
