@@ -136,3 +136,22 @@ async def test_a_file_changed_since_it_was_opened_is_analysed_in_the_app(tmp_pat
         await analysed(pilot, screen)
         assert screen.background is None  # it said so, and the app did the work itself
         assert screen.view.analyses.report.as_json() == RunView(open_run(str(REFUND))).analyses.compute_tokens().as_json()
+
+
+async def test_quitting_the_app_ends_the_analyses_it_is_waiting_for(tmp_path, monkeypatch):
+    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    loader = functools.partial(open_when_flagged, str(tmp_path / "never"), str(REFUND))
+    app = app_for(REFUND, tmp_path, at=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await analysed(pilot, stepper(app))
+        other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
+        app.push_screen(other)
+        for _ in range(50):
+            if other.background is not None and other.background.alive:
+                break
+            await asyncio.sleep(0.1)
+        processes = other.background.processes
+        assert processes and all(p.is_alive() for p in processes)
+        await pilot.press("q")  # quit, from the stepper
+        await pilot.pause()
+    assert all(gone(p.pid) for p in processes)
