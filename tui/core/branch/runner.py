@@ -36,6 +36,8 @@ from tui.core.summary import tool_uses
 
 DEFAULT_MAX_STEPS = 10
 ANSWERED = "answered"  # lineage key: answers kept from a turn the branch stopped part way through
+FROM_EDIT = "from_edit"  # lineage key: [{"index", "tool_use_id", "from"}]: answers the edit gave
+UNANSWERED = "unanswered"  # lineage key: {"index", "tool_use_id", "why"}: the call a stop left unanswered
 
 
 class SaveError(OSError):
@@ -100,6 +102,17 @@ def resume(path: str | Path, open_run: Callable[..., Run]) -> tuple[Branch, str 
     jsonio.remove_leftover_temporaries(path)  # a killed save leaves its temporary file behind
     parent, note = store.open_parent(run.lineage or {}, open_run)
     return Branch(run, Path(path), parent), note
+
+
+def is_finished(branch: Branch) -> bool:
+    """The branch ends with the model's final turn: running it again sends nothing (no key needed)."""
+    run = branch.run
+    last = run.messages[-1] if run.messages else None
+    if not (isinstance(last, dict) and last.get("role") == "assistant") or len(run.messages) - 1 <= branch.lineage["at"]:
+        return False
+    call = run.call_for(len(run.messages) - 1)
+    stop = call.stop_reason if call is not None else None
+    return not tool_uses(last) or stop not in (None, "tool_use")
 
 
 class Runner:
@@ -218,10 +231,16 @@ class Runner:
                 else:
                     resolution = await self.resolver.resolve(call)
                     result = resolution.block(call.id) if resolution is not None else None
-                    shown = via = resolution.via if resolution is not None else "stop"
+                    shown = via = resolution.via if resolution is not None else (
+                        f"stop: {call.why}" if call.why else "stop")
+                    if resolution is not None and resolution.from_edit is not None:
+                        self.branch.lineage.setdefault(FROM_EDIT, []).append(
+                            {"index": index + 1, "tool_use_id": call.id, "from": resolution.from_edit})
                 emit(ToolResolved(index, call.id, call.name, result, shown))
                 if result is None:
                     self._keep(index, results, vias)
+                    self.branch.lineage[UNANSWERED] = {"index": index, "tool_use_id": call.id,
+                                                       **({"why": call.why} if call.why else {})}
                     return False
                 results.append(result)
                 vias.append(via)
@@ -234,6 +253,7 @@ class Runner:
             self._keep(index, results, vias)
             raise
         self.branch.lineage.pop(ANSWERED, None)
+        self.branch.lineage.pop(UNANSWERED, None)
         turn = {"role": "user", "content": results}
         self.branch.run.messages.append(turn)
         self.branch.save()
