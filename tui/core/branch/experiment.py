@@ -134,9 +134,9 @@ class Experiment:
                 patch = self.doc["patch"] if arm == "edited" else self.doc["control_patch"]
                 self.branches[key] = runner.start(self.parent, self.at, patch, resolver=self.doc["resolver"],
                                                   parent_sha=self.doc["parent"]["sha256"],
-                                                  max_steps=self.doc["max_steps"], output=path)
-                self.branches[key].run.lineage["experiment"] = {"file": self.path.name, "arm": arm, "sample": k + 1}
-                self.branches[key].save()
+                                                  max_steps=self.doc["max_steps"], output=path,
+                                                  extra={"experiment": {"file": self.path.name, "arm": arm,
+                                                                        "sample": k + 1}})
         return self.branches[key]
 
     def finished(self, arm: str, k: int) -> bool:

@@ -78,8 +78,9 @@ class Branch:
 
 def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, parent_sha: str,
           max_steps: int = DEFAULT_MAX_STEPS, output: str | Path | None = None, data_dir: Any = None,
-          sidecars: dict[str, str] | None = None) -> Branch:
-    """Apply and check the edit, then save the branch file (messages 0..N as edited)."""
+          sidecars: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> Branch:
+    """Apply and check the edit, then save the branch file (messages 0..N as edited).
+    ``extra``: more lineage keys (an experiment's sample names its experiment)."""
     at = check_index(parent, at)  # a negative index counts back from the end
     base = patches.base_document(parent, at)
     edited = patches.apply(base, patch, at)
@@ -89,6 +90,7 @@ def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, p
         raise UsageError(f"{path} exists: choose another -o path, or continue it with --resume")
     lineage = store.lineage(parent, parent_sha, at, patch, edited.get("model"), resolver, max_steps,
                             api.now_iso(), sidecars)
+    lineage.update(extra or {})
     branch = Branch(store.branch_run(parent, edited, str(path), lineage), path, parent)
     branch.save()
     return branch
@@ -158,8 +160,11 @@ class Runner:
         run, first = self.branch.run, len(self.branch.run.messages)
         client = None
 
+        saved_as: list[str] = []  # the status the last save already wrote with the final turn
+
         def finish(reason: str, error: ApiFailure | None = None) -> None:
-            self.branch.save(reason)
+            if saved_as != [reason] or error is not None:
+                self.branch.save(reason)
             emit(Finished(reason, self._made, str(self.branch.path), error, run.messages[first:], first))
 
         try:
@@ -194,7 +199,14 @@ class Runner:
                 run.calls.append(call)
                 run.calls_changed()
                 self._made += 1
-                self.branch.save()
+                final = not tool_uses(turn) or call.stop_reason not in (None, "tool_use")
+                if final:  # the model's last turn: saved once, with the branch's status
+                    reason = call.stop_reason or "end_turn"
+                    self.branch.save(reason)
+                    saved_as[:] = [reason]
+                else:
+                    self.branch.save()
+                    saved_as.clear()
                 emit(TurnSaved(index, turn, call, str(self.branch.path)))
         except asyncio.CancelledError:
             try:
