@@ -225,14 +225,17 @@ class BranchEditorScreen(FittedFooter, Screen):
         self.pending = True
         doc, problems = self.session.snapshot()
         self._check(self.generation, doc, problems)
+        self._probe()
         self._describe()
 
     @work(thread=True, exclusive=True, group="branch-check")
     def _check(self, generation: int, doc: dict, problems: list[str]) -> None:
-        verdict = verdict_for(doc, problems)
-        if generation == 0:  # once, as the editor opens: whether the endpoint answers at all
-            self.post_message(self.Endpoint(api.unreachable()))
-        self.post_message(self.Checked(generation, verdict))
+        self.post_message(self.Checked(generation, verdict_for(doc, problems)))
+
+    @work(thread=True, exclusive=True, group="branch-endpoint")
+    def _probe(self) -> None:
+        """Once, as the editor opens: whether ANTHROPIC_BASE_URL answers at all (nothing is sent)."""
+        self.post_message(self.Endpoint(api.unreachable()))
 
     class Endpoint(Message):
         """Why ``ANTHROPIC_BASE_URL`` cannot be reached (None: it can, or it is the default)."""
@@ -250,8 +253,8 @@ class BranchEditorScreen(FittedFooter, Screen):
         try:
             api.api_key()
         except api.NoApiKey:
-            return ("ANTHROPIC_API_KEY is not set: this edit can be made and checked but not sent",
-                    "k: enter a key for this session (kept in memory only), or set it and restart; your edit is kept")
+            return ("ANTHROPIC_API_KEY is not set: this edit can be checked, not sent",
+                    "k types a key (memory only); your edit is kept")
         if self.endpoint_problem:
             return self.endpoint_problem, "sending will fail until it answers"
         return None
@@ -285,6 +288,7 @@ class BranchEditorScreen(FittedFooter, Screen):
             text.append("the API would reject this request\n" if verdict.errors else "fix this first\n")
             finding_lines(verdict, text)
         if blocked is not None:
+            text.rstrip()
             text.append("\n⚠ ", palette.WARNING)
             text.append(one_line(blocked[0]), palette.WARNING)
             text.append(f" · {blocked[1]}", palette.DIM)
