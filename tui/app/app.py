@@ -64,6 +64,9 @@ class TurnscopeApp(App):
         self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
         #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
         self.branch_data_dir: str | None = None
+        #: The user's keymap (binding id -> keys), as given to ``set_keymap``: the help lists the keys it sets
+        #: (Textual keeps its copy private).
+        self.keymap: dict[str, str] = dict(keymap or {})
         if keymap:
             self.set_keymap(keymap)
 
