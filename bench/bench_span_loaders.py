@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,6 +30,8 @@ import orjson
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / "out"
+sys.path.insert(0, str(REPO / "bench"))
+from bench_loaders import timed  # noqa: E402 - one way to time a whole process, shared by the loader benches
 WORDS = ("the refund order shipment carrier policy total cents customer charge invoice scan days "
          "status lookup result error retry loop message block index prefix request branch ").split()
 TOOLS = [{"type": "function", "name": f"tool_{k}", "description": " ".join(WORDS[k:k + 12]),
@@ -145,14 +146,6 @@ FLOOR = ("import sys, orjson\n"
          "            orjson.loads(line)\n"
          "else:\n"
          "    orjson.loads(data)\n")
-
-
-def timed(argv: list[str]) -> tuple[float, float, int]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
-    _, status, usage = os.wait4(proc.pid, 0)
-    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
 
 def main() -> None:

@@ -7,7 +7,6 @@ import sys
 
 from tui.core.run import Run
 from tui.core.safe import already_visible, json_for_terminal, utf8_already_visible, visible
-from tui.core.trouble import say  # noqa: F401 - the verbs take say from here too
 from tui.formats import load_runs, open_run
 from tui.formats.options import LoadOptions, add_file_argument, add_load_options
 
