@@ -78,7 +78,7 @@ async def test_the_branch_editor_footer_fits_at_80_columns(tmp_path):
         assert "u Undo" in shown and "m Model" not in shown
 
 
-@pytest.mark.parametrize("view", ["request", "raw", "account", "problems", "tokens"])
+@pytest.mark.parametrize("view", ["request", "raw", "account", "problems", "tokens", "response"])
 async def test_each_view_with_the_focus_keeps_the_footer_whole_at_80_columns(tmp_path, view):
     app = app_for(REFUND, tmp_path, at=5, view=view)
     async with app.run_test(size=(80, 24)) as pilot:

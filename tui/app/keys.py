@@ -87,6 +87,8 @@ STEPPER = [
     Binding("3", "view('account')", "Account view", id="stepper.view_account", group=VIEW),
     Binding("4", "view('problems')", "Problems view", id="stepper.view_problems", group=VIEW),
     Binding("5", "view('tokens')", "Tokens view", id="stepper.view_tokens", group=VIEW),
+    # 6 is on the tabs row (``6 Resp``) and in ``?``; in the footer ``12345 View`` keeps ``↑↓ Step`` at 80 columns
+    Binding("6", "view('response')", "Response view", show=False, id="stepper.view_response", group=VIEW),
     Binding("plus", "split(1)", "List wider", id="stepper.split_wider", group=SPLIT),
     Binding("minus", "split(-1)", "List narrower", id="stepper.split_narrower", group=SPLIT),
     Binding("f", "zoom", "Zoom", id="stepper.zoom"),
@@ -98,6 +100,8 @@ STEPPER = [
     Binding("b", "branch", "Branch", id="stepper.branch"),
     Binding("B", "branches", "Branches", id="stepper.branches"),
     Binding("D", "diff", "Diff against a file", id="stepper.diff"),
+    Binding("L", "latency", "Latency column", show=False, id="stepper.latency"),
+    Binding("enter", "into_pane", "Into the pane", show=False, id="stepper.into_pane"),
 ]
 
 #: What leaves the stepper's footer when it does not fit, first entry first.
@@ -115,6 +119,7 @@ STEPPER_FOOTER_DROP = (
     ("stepper.branches",),
     ("tokens.go",),  # enter: the Tokens view's heading says so
     ("request.toggle",),  # enter: the request pane's heading says so
+    ("response.toggle",),  # enter: the events row says so
     ("list.next", "list.prev"),
     ("stepper.next_call", "stepper.prev_call"),
     ("raw.exact",),
@@ -147,6 +152,7 @@ TOKENS = [
     Binding("enter", "go", "Go to message", id="tokens.go"),
     Binding("x", "exact", "Count exactly", id="tokens.exact"),
 ]
+RESPONSE = [Binding("enter", "toggle", "Open/fold", id="response.toggle")]
 TURNS = fold_bindings("turns")
 
 # -- opening runs ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import os
 from rich.text import Text
 from textual import getters, on, work
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
@@ -37,6 +38,7 @@ from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
+from tui.app.widgets.response_view import ResponseView
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
@@ -54,15 +56,19 @@ from tui.formats.follow import Following
 #: Seconds without a step before the background analyses go on.
 IDLE = 0.3
 
-VIEWS = ("request", "raw", "account", "problems", "tokens")
+VIEWS = ("request", "raw", "account", "problems", "tokens", "response")
 #: The list's share of a wide screen (percent) and its rows on a narrow one: the default, the bounds, a step.
 SPLIT_WIDE, SPLIT_WIDE_RANGE, SPLIT_WIDE_STEP = 46, (15, 85), 8
 SPLIT_NARROW, SPLIT_NARROW_RANGE, SPLIT_NARROW_STEP = 7, (3, 40), 3
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
-SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view"}
+SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view",
+               "response": "response_view"}
 
 
-TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens"}
+TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens",
+          "response": "Response"}
+SHORT_TITLES = {"request": "Req", "raw": "Raw", "account": "Acct", "problems": "Prob", "tokens": "Tok",
+                "response": "Resp"}
 
 
 class StepperScreen(FittedFooter, Screen):
@@ -70,7 +76,7 @@ class StepperScreen(FittedFooter, Screen):
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5). + and - move the split between them, f zooms the focused side "
+            "what each request cost in tokens (5), or what its model call returned and when (6). + and - move the split between them, f zooms the focused side "
             "to the whole screen (f again: both). D diffs the run against another file. b edits the request "
             "at N and re-runs the model from there (a branch); B lists the run's branches.")
     BINDINGS = keys.STEPPER
@@ -87,6 +93,7 @@ class StepperScreen(FittedFooter, Screen):
     account_view = getters.query_one("#account", AccountView)
     problems = getters.query_one("#problems", ProblemsView)
     tokens_view = getters.query_one("#tokens", TokensView)
+    response_view = getters.query_one("#response", ResponseView)
 
     def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
                  following: Following | None = None) -> None:
@@ -119,6 +126,7 @@ class StepperScreen(FittedFooter, Screen):
                     yield AccountView(self.view, id="account")
                     yield ProblemsView(self.view, id="problems")
                     yield TokensView(self.view, id="tokens")
+                    yield ResponseView(self.view, id="response")
         yield Static(self.status_text(), id="status")
         yield Footer()
         if self.following is not None:
@@ -219,20 +227,40 @@ class StepperScreen(FittedFooter, Screen):
 
     def on_resize(self) -> None:
         self.header.update(self.header_text(), layout=False)
+        self.call_after_refresh(lambda: self.tabs.update(self.tabs_text(self.view_name)))
         if self.zoomed or self.split_share != SPLIT_WIDE or self.split_rows != SPLIT_NARROW:
             self.call_after_refresh(self.apply_split)
 
     def tabs_text(self, name: str) -> Text:
+        """The views' tabs in one row of the pane: their titles, else short titles, else the numbers with
+        the current view's title (the row is one line high: nothing is cut)."""
         counts = ""
         if self.view.findings is not None:
             errors, warnings, notes = self.view.counts()
             counts = f" ({errors + warnings}{f' +{notes} notes' if notes else ''})"
+        width = self._tabs_width()
         tabs = Text()
-        for n, key in enumerate(VIEWS, 1):
-            label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
-            tabs.append(label, "reverse bold" if key == name else "dim")
-            tabs.append(" ")
+        for titles in (TITLES, SHORT_TITLES, None):
+            tabs = Text()
+            for n, key in enumerate(VIEWS, 1):
+                title = TITLES[key] if titles is None and key == name else "" if titles is None else titles[key]
+                label = f" {n}{' ' + title if title else ''}{counts if key == 'problems' and title else ''} "
+                tabs.append(label, "reverse bold" if key == name else "dim")
+                tabs.append(" ")
+            if tabs.cell_len <= width:
+                break
         return tabs
+
+    def _tabs_width(self) -> int:
+        """The tabs row's width: the pane's when laid out, else what the layout will give it."""
+        try:
+            right = self.query_one("#right").size.width
+        except NoMatches:  # before compose
+            right = 0
+        if not right:
+            width = self.app.size.width
+            right = width if self.has_class("-narrow") else width - width * self.split_share // 100
+        return max(right - 2, 10)  # the row's padding
 
     def show_view(self, name: str) -> None:
         self.view_name = name
@@ -523,9 +551,23 @@ class StepperScreen(FittedFooter, Screen):
             {"problems": self.problems, "tokens": self.tokens_view}.get(self.view_name, self.request).focus()
         if self.message_list.display:
             self.call_after_refresh(self.message_list.follow_cursor)
+        self.call_after_refresh(lambda: self.tabs.update(self.tabs_text(self.view_name)))
 
     def action_copy(self) -> None:
         self.copy_request(self.index)
+
+    def action_into_pane(self) -> None:
+        """Enter on the message list: the focus into the view beside it (Tab comes back)."""
+        if self.focused is self.message_list:
+            pane = {"raw": self.raw.raw_lines}.get(self.view_name) or getattr(self, SHOWS_INDEX.get(
+                self.view_name, "problems"))
+            if pane.display:
+                pane.focus()
+
+    def action_latency(self) -> None:
+        """L: the message list's latency column (each model call's time, as recorded) on or off."""
+        self.message_list.show_latency = not self.message_list.show_latency
+        self.message_list.marks_changed()
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

@@ -25,6 +25,21 @@ from tui.core.view.run_view import RunView
 
 #: The token column: ``~1.4k``, ``=14k``, ``123k``.
 TOKENS_WIDTH = 6
+#: The latency column (``L``): ``840ms``, ``12.4s``, ``3m05s``; ``~`` before it where derived from transcript times.
+LATENCY_WIDTH = 7
+
+
+def latency_label(ms: float | None, derived: bool) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        text = f"{ms:.0f}ms"
+    elif ms < 60_000:
+        text = f"{ms / 1000:.1f}s"
+    else:
+        minutes, seconds = divmod(int(round(ms / 1000)), 60)
+        text = f"{minutes}m{seconds:02d}s"
+    return ("~" if derived else "") + text
 
 
 class MessageList(CursorRows):
@@ -35,7 +50,8 @@ class MessageList(CursorRows):
             "stop_reason, and ✗ (error) or △ (warning) where the grammar check found something, ◦ a "
             "provenance note. Once counted, each row a model call produced shows the input tokens of its request "
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
-            "recorded). The last row is the next request. Down/Up (j/k) step one message.")
+            "recorded). L adds each model call's time as recorded (~ where derived from a transcript's line times). The last "
+            "row is the next request. Down/Up (j/k) step one message; Enter moves into the view beside the list.")
     COMPONENT_CLASSES = {"message-list--cursor"}
     CURSOR_CLASS = "message-list--cursor"
     BINDINGS = keys.MESSAGE_LIST
@@ -51,6 +67,8 @@ class MessageList(CursorRows):
         super().__init__(id=id)
         self.view = view
         self.virtual_size = Size(0, view.rows)
+        #: The latency column (``L``): each model call's time as the source recorded it.
+        self.show_latency = False
 
     # -- attributes down -----------------------------------------------------------------
 
@@ -99,6 +117,10 @@ class MessageList(CursorRows):
                              (producer.label.ljust(label_width), palette.PRODUCER.get(producer.kind, palette.DIM)), " ")
         if view.analyses.report is not None:  # the input tokens of the request that produced i
             head.append(view.analyses.input_label(i).rjust(TOKENS_WIDTH) + " ", palette.DIM)
+        if self.show_latency:
+            call = view.run.call_for(i)
+            label = latency_label(call.duration_ms, call.derived_timing) if call is not None else ""
+            head.append(label.rjust(LATENCY_WIDTH) + " ", palette.DIM)
         room = width - head.cell_len - (len(stop) + 1 if stop else 0) - 1
         if stop.startswith("(") and cell_len(view.summary(i)) > room:
             # a stop_reason read from the blocks says what the row already shows: the summary gets its room
