@@ -30,7 +30,8 @@ def footer(app) -> str:
 @pytest.mark.parametrize("path, keys, expected, instead_of", [
     (REFUND, (), "↑ ↓ Step  n p Call  / Search  12345 View  b Branch  q Quit  ? Keys", "y Copy"),
     (WITH_FINDINGS, (), "/ Search  ] [ Finding  12345 View  b Branch  q Quit  ? Keys", "n p Call"),
-    (REFUND, ("slash", *"refund", "enter"), "/ Search  > < Match  12345 View  y Copy  b Branch  q Quit  ? Keys",
+    # the search jumped to its first match: ^o Back (the jump list) takes y Copy's place
+    (REFUND, ("slash", *"refund", "enter"), "/ Search  > < Match  ^o Back  12345 View  b Branch  q Quit  ? Keys",
      "] ["),
 ])
 async def test_at_80_columns_the_footer_keeps_branch_and_keys(tmp_path, path, keys, expected, instead_of):

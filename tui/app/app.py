@@ -27,6 +27,7 @@ from tui.app.sources import SAMPLES, remember
 from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
+from tui.core.run_links import RunLinks
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
 from tui.formats import load_runs
@@ -59,6 +60,7 @@ class TurnscopeApp(App):
         self.samples = samples
         self.notice = notice
         self.load_options = load_options or LoadOptions()
+        self.links: dict[str, RunLinks] = {}  # a file's runs and the links between them, by path
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
         #: Follow mode: the follower of each file opened following (``--follow``, a live run in the picker).
         self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
@@ -97,12 +99,33 @@ class TurnscopeApp(App):
         chosen = runs[run or 0]
         follower = self.followers.get(path)
         following = Following(follower, run or 0) if follower is not None else None
-        self.push_screen(StepperScreen(RunView(following.run if following else chosen), at, view, following))
+        screen = StepperScreen(RunView(following.run if following else chosen), at, view, following)
+        if len(runs) > 1 and following is None:  # links between the file's runs (subagents, compactions)
+            links = self.links.get(path)
+            if links is None or links.runs is not runs:
+                links = self.links[path] = RunLinks(runs)
+            screen.links = links
+        self.push_screen(screen)
         self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
 
     @on(events.OpenStepper)
     def open_stepper(self, event: events.OpenStepper) -> None:
         self.push_screen(StepperScreen(RunView(event.run), event.at))
+
+    @on(events.OpenPicker)
+    def open_picker(self, _: events.OpenPicker) -> None:
+        self.switch_screen(PickerScreen(self.state_dir, self.claude_home, self.samples))
+
+    @on(events.OpenLinkedRun)
+    def open_linked_run(self, event: events.OpenLinkedRun) -> None:
+        """A subagent call's run, or the other side of a compaction: a stepper over the first, whose way back
+        (ctrl+o, Escape) is popping it."""
+        links = self.links.get(event.path)
+        if links is None or not 0 <= event.run < len(links.runs):
+            return
+        screen = StepperScreen(RunView(links.runs[event.run]), event.at)
+        screen.links, screen.linked_from = links, event.origin
+        self.push_screen(screen)
 
     @on(events.OpenDiff)
     def open_diff(self, event: events.OpenDiff) -> None:

@@ -80,6 +80,9 @@ STEPPER = [
     Binding("less_than_sign", "match(-1)", "Previous match", id="stepper.prev_match", group=MATCH),
     Binding("right_square_bracket", "finding(1)", "Next finding", id="stepper.next_finding", group=FINDING),
     Binding("left_square_bracket", "finding(-1)", "Previous finding", id="stepper.prev_finding", group=FINDING),
+    Binding("ctrl+o", "jump(-1)", "Back", id="stepper.jump_back"),
+    # ctrl+i is Tab to a terminal (the focus key): forward is ctrl+n
+    Binding("ctrl+n", "jump(1)", "Forward", show=False, id="stepper.jump_forward"),
     Binding("s", "toggle('system')", "System prompt", show=False, id="stepper.system"),
     Binding("t", "toggle('tools')", "Tools", show=False, id="stepper.tools"),
     Binding("1", "view('request')", "Request view", id="stepper.view_request", group=VIEW),
@@ -108,7 +111,8 @@ STEPPER = [
 #: Always there: / Search, 12345 View, b Branch, q Quit, ? Keys. At 80 columns on a clean run the
 #: footer is ↑↓ Step, n p Call, / Search, 12345 View, b Branch, q Quit, ? Keys; a run with findings
 #: swaps Step and Call for ] [ Finding, an active search for > < Match; a focused view's own keys
-#: (enter, w, x) go before Call does. ``?`` lists every key.
+#: (enter, w, x) go before Call does; after a jump ``^o Back`` stays longest (the status line names ] [ and > <).
+#: ``?`` lists every key.
 STEPPER_FOOTER_DROP = (
     ("problems.rule",),
     ("problems.severity",),
@@ -125,7 +129,8 @@ STEPPER_FOOTER_DROP = (
     ("raw.exact",),
     ("tokens.exact",),
     ("stepper.next_finding", "stepper.prev_finding"),
-    ("stepper.next_match", "stepper.prev_match"),
+    ("stepper.next_match", "stepper.prev_match"),  # the status line names ] [ and > < too
+    ("stepper.jump_back",),  # ^o Back: only while there is a jump to go back from
 )
 
 MESSAGE_LIST = cursor_bindings("list", "Next message", "Previous message", "First message", "Last row",

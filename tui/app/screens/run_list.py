@@ -1,4 +1,5 @@
-"""The runs of a file that holds several: pick one to step through (Enter), Escape goes back."""
+"""The runs of a file that holds several: pick one to step through (Enter), Escape goes back (to the picker
+when the list was the first screen: Escape never quits)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import keys
+from tui.app.app_messages import OpenPicker
 from tui.app.render import styles as palette
 from tui.core.run import Run
 from tui.core.safe import one_line
@@ -72,7 +74,8 @@ class RunListScreen(Screen):
         self.options.action_cursor_up()
 
     def action_back(self) -> None:
+        """Back to where the list came from; opened first (``turnscope FILE``), to the picker: never quits."""
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
         else:
-            self.app.exit()
+            self.post_message(OpenPicker())

@@ -49,6 +49,8 @@ from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
 from tui.core.search import Matches, search
 from tui.core.view.analyses import Stopped
+from tui.core.run_links import Link, RunLinks
+from tui.core.view.jumps import JumpList
 from tui.core.view.run_view import RunView
 from tui.core.words import counted
 from tui.formats.follow import Following
@@ -105,6 +107,10 @@ class StepperScreen(FittedFooter, Screen):
         self.following = following  # follow mode: the file is watched and the run grows (F)
         if following is not None:
             following.looked(self.index)
+        self.jumps = JumpList()  # ctrl+o / ctrl+n
+        #: What opened this run from another (a subagent's Task call): ctrl+o with no jump left goes back there.
+        self.linked_from: str | None = None
+        self.links: RunLinks | None = None  # the file's runs, when it holds several (set by the app)
         self._checked = view.total  # the messages the findings shown cover (follow mode grows the run)
         self._recheck = None
         #: The list's share of a wide screen, its rows on a narrow one, and which side is zoomed (``+ - f``).
@@ -163,6 +169,8 @@ class StepperScreen(FittedFooter, Screen):
         self.message_list.set_cursor(self.index)
         self.header.update(self.header_text(), layout=False)
         self._show_current()
+        if self.links is not None:
+            self.describe_status()
 
     def _show_current(self) -> None:
         shown = SHOWS_INDEX.get(self.view_name)
@@ -185,6 +193,25 @@ class StepperScreen(FittedFooter, Screen):
                 return text
         text.truncate(width, overflow="ellipsis")
         return text
+
+    def jump_to(self, index: int) -> None:
+        """A jump (go to, a source, a finding, a match, a palette target, first/last): ``go_to``, with the
+        place it leaves from kept in the jump list (``ctrl+o`` goes back)."""
+        target = max(0, min(index, self.view.rows - 1))
+        self.jumps.jumped(self.index, target)
+        self.go_to(target)
+        self.refresh_bindings()
+
+    def action_jump(self, step: int) -> None:
+        """``ctrl+o`` back to where the last jump left from (none left in this run: back to the run that
+        linked here), ``ctrl+n`` forward again."""
+        place = self.jumps.back(self.index) if step < 0 else self.jumps.forward(self.index)
+        if place is None:
+            if step < 0 and self.linked_from is not None and len(self.app.screen_stack) > 2:
+                self.app.pop_screen()
+            return
+        self.go_to(place)
+        self.refresh_bindings()
 
     def _header(self, where: str, word: str) -> Text:
         view, n = self.view, self.index
@@ -282,6 +309,16 @@ class StepperScreen(FittedFooter, Screen):
         self.status.update(self.status_text())
 
     def status_text(self) -> Text:
+        """The findings, the search and the links of this place; the key hints go first when it is too long."""
+        text = self._status(hints=True)
+        note = self.link_note()
+        if note is None:
+            return text
+        if text.cell_len + note.cell_len + 3 > max(self.app.size.width - 2, 20):  # the footer names the keys
+            text = self._status(hints=False)
+        return Text.assemble(note, " · ", text) if text.plain else note
+
+    def _status(self, hints: bool) -> Text:
         view = self.view
         text = Text()
         if view.findings is None:
@@ -298,15 +335,28 @@ class StepperScreen(FittedFooter, Screen):
                 text.append(f" (line {cut.get('line')} cut off)", "bold")
             if unsourced:
                 text.append(f" · {unsourced} provenance note{'s' * (unsourced != 1)}", palette.NOTE_MARK)
-            if view.findings or unsourced:
+            if (view.findings or unsourced) and hints:
                 text.append("  ] [ next/previous finding", "dim")
             if self._checked < view.total:
                 text.append(f"  (checked up to message {self._checked - 1}; again when the file is quiet)", "italic")
         if self.matches is not None:
             text.append("   search " + one_line(self.matches.describe()))
-            if self.matches.rows:
+            if self.matches.rows and hints:
                 text.append("  > < next/previous match", "dim")
         return text
+
+    def link_note(self) -> Text | None:
+        """The status line's note on the links of this place: where Enter leads, what started this run."""
+        link = self.link()
+        if link is not None:
+            return Text.assemble(("enter", "bold"), f": run {link.run}, {link.what}")
+        if self.linked_from is not None and self.links is not None:
+            here = self.view.run.source.run_index
+            started = self.links.started_by(here)
+            by = (f"started by run {started[0]}'s Task call at message {started[1]}" if started is not None
+                  else f"opened from {self.linked_from}")
+            return Text.assemble(by + " · ", ("ctrl+o", "bold"), " back")
+        return None
 
     # -- messages up ---------------------------------------------------------------------
 
@@ -317,7 +367,7 @@ class StepperScreen(FittedFooter, Screen):
     @on(ProblemsView.Jump)
     @on(TokensView.Jump)
     def _jump(self, event: ProblemsView.Jump | TokensView.Jump) -> None:
-        self.go_to(event.index)
+        self.jump_to(event.index)
         self.show_view("request")
         self.message_list.focus()
 
@@ -337,7 +387,7 @@ class StepperScreen(FittedFooter, Screen):
         self.request.set_highlight(event.matches.query if event.matches.rows else None)
         found = event.matches.step(event.origin, 1)
         if found is not None:
-            self.go_to(found)
+            self.jump_to(found)
         self.describe_status()
         self.refresh_bindings()
 
@@ -446,15 +496,21 @@ class StepperScreen(FittedFooter, Screen):
             return bool(self.view.findings) or bool(self.view.analyses.unsourced)
         if action == "back":
             return len(self.app.screen_stack) > 2
+        if action == "jump":  # shown while there is somewhere to go
+            if parameters[0] < 0:
+                return self.jumps.can_back() or (self.linked_from is not None and len(self.app.screen_stack) > 2)
+            return self.jumps.can_forward()
         if action == "follow":  # F stops while following (and shows so), starts otherwise
             following = self.following is not None and self.following.on
             return bool(parameters[0]) != following
         return True
 
-    def _go_or_say(self, found: int | None, step: int, what: str) -> None:
+    def _go_or_say(self, found: int | None, step: int, what: str, jump: bool = False) -> None:
         """Go to ``found``, or say there is no later (earlier) ``what``."""
         if found is None:
             self.notify(f"No {'later' if step > 0 else 'earlier'} {what}.", timeout=2)
+        elif jump:
+            self.jump_to(found)
         else:
             self.go_to(found)
 
@@ -462,17 +518,17 @@ class StepperScreen(FittedFooter, Screen):
         self._go_or_say(self.view.next_call(self.index, step), step, "model call")
 
     def action_edge(self, step: int) -> None:
-        self.go_to(0 if step < 0 else max(self.view.total - 1, 0))
+        self.jump_to(0 if step < 0 else max(self.view.total - 1, 0))
 
     def action_finding(self, step: int) -> None:
-        self._go_or_say(self.view.next_finding(self.index, step), step, "finding")
+        self._go_or_say(self.view.next_finding(self.index, step), step, "finding", jump=True)
 
     def action_match(self, step: int) -> None:
         if self.matches is None:
             return
         found = self.matches.step(self.index, step)
         if found is not None:
-            self.go_to(found)
+            self.jump_to(found)
         self.describe_status()
 
     def action_goto(self) -> None:
@@ -491,7 +547,7 @@ class StepperScreen(FittedFooter, Screen):
                 self.notify(f"No message {value.strip()[:20]}: the run has 0..{last - 1} (and {last}, the next request)",
                             severity="error", markup=False)
                 return
-            self.go_to(n)
+            self.jump_to(n)
 
         self.app.push_screen(PromptScreen(f"Go to message (0..{last - 1}, {last} is the next request)",
                                           placeholder="index"), answer)
@@ -556,8 +612,21 @@ class StepperScreen(FittedFooter, Screen):
     def action_copy(self) -> None:
         self.copy_request(self.index)
 
+    def link(self) -> Link | None:
+        """Where message N leads in another run of the file (a subagent call, a compaction), or None."""
+        if self.links is None or self.links.runs[self.view.run.source.run_index] is not self.view.run:
+            return None
+        return self.links.at(self.view.run.source.run_index, self.index)
+
     def action_into_pane(self) -> None:
-        """Enter on the message list: the focus into the view beside it (Tab comes back)."""
+        """Enter on the message list: a subagent call opens the subagent's run (a compaction's first or last
+        message the run on its other side); any other message moves the focus into the view (Tab comes back)."""
+        link = self.link() if self.focused is self.message_list else None
+        if link is not None:
+            here = self.view.run.source.run_index
+            self.post_message(events.OpenLinkedRun(self.view.run.source.path, link.run, link.at,
+                                                   f"message {self.index} of run {here}"))
+            return
         if self.focused is self.message_list:
             pane = {"raw": self.raw.raw_lines}.get(self.view_name) or getattr(self, SHOWS_INDEX.get(
                 self.view_name, "problems"))
@@ -647,7 +716,7 @@ class StepperScreen(FittedFooter, Screen):
         if place is None:
             return
         if isinstance(place.index, int):
-            self.go_to(place.index)
+            self.jump_to(place.index)
         self.request.show_source(event.value, event.text)
         self.request.focus()
         where = f"message {place.index}" if isinstance(place.index, int) else f"the {place.index}"
