@@ -152,7 +152,11 @@ async def main() -> None:
     recording = Path(tmp) / "bench.jsonl"
     direct = f"http://127.0.0.1:{port}"
     recorders: list[subprocess.Popen] = []
-    loops = ["asyncio"]
+    try:
+        import uvloop  # noqa: F401 - the recorder runs on it where it is installed
+        loops = ["uvloop"]
+    except ImportError:
+        loops = ["asyncio"]
     try:
         await wait_up(direct)
         targets = {"direct": direct}
@@ -164,8 +168,8 @@ async def main() -> None:
             recorders.append(recorder)
             targets[f"proxied ({loop})"] = recorder.stdout.readline().strip().split("=", 1)[1]
         recorder = recorders[0]
-        proxied = targets["proxied (asyncio)"]
-        recording = recording.with_name("asyncio.jsonl")
+        proxied = targets[f"proxied ({loops[0]})"]
+        recording = recording.with_name(f"{loops[0]}.jsonl")
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector, auto_decompress=False) as session:
             for url in targets.values():  # warm every path (pools, imports)
@@ -213,7 +217,7 @@ async def main() -> None:
               f"{pct(p_t, .95) - pct(d_t, .95):+.2f}) | per event p50 {pct(p_e, .5):.2f} p95 {pct(p_e, .95):.2f} (added "
               f"{pct(p_e, .5) - pct(d_e, .5):+.2f} / {pct(p_e, .95) - pct(d_e, .95):+.2f}) | 8 parallel TTFB p50 "
               f"{pct(p8, .5):.2f} p95 {pct(p8, .95):.2f} max {max(p8):.1f}, p95 {pct(p8, .95) / pct(d8, .95):.2f}x direct")
-    print(f"CPU per exchange (asyncio recorder)    {cpu / args.exchanges * 1000:.2f} ms ({args.exchanges} streamed exchanges in {wall:.1f} s)")
+    print(f"CPU per exchange ({loops[0]} recorder)    {cpu / args.exchanges * 1000:.2f} ms ({args.exchanges} streamed exchanges in {wall:.1f} s)")
     print(f"recorder RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss)}")
     print(f"records written: {records}")
 

@@ -76,6 +76,51 @@ def _documents() -> dict[str, bytes]:
     }
 
 
+#: A Gemini part has no type: it holds its data under one field, and is kept as a block typed by that field.
+GEMINI_PART = {"type": "search_result_v9", "search_result_v9": {k: v for k, v in PART.items() if k != "type"}}
+GEMINI_WIDGET = {"type": "future_widget", "future_widget": {k: v for k, v in WIDGET.items() if k != "type"}}
+
+
+def _span_documents() -> dict[str, bytes]:
+    """The formats that convert: OTel GenAI parts, a Langfuse export (chat messages), a Gemini CLI session."""
+    def kv(key, value):
+        return {"key": key, "value": {"stringValue": value if isinstance(value, str) else orjson.dumps(value).decode()}}
+
+    ask = {"role": "user", "parts": [{"type": "text", "content": "hi"}, PART]}
+    call = {"role": "assistant", "parts": [{"type": "text", "content": "calling"}, WIDGET,
+                                           {"type": "tool_call", "id": "toolu_1", "name": "f", "arguments": {}}]}
+    result = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "toolu_1", "response": "r"}]}
+    answer = {"role": "assistant", "parts": [{"type": "text", "content": "done"}]}
+    spans = [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": span_id, "name": "chat m", "kind": 3,
+              "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 50),
+              "attributes": [kv("gen_ai.operation.name", "chat"), kv("gen_ai.provider.name", "anthropic"),
+                             kv("gen_ai.request.model", "m"), kv("gen_ai.input.messages", inputs),
+                             kv("gen_ai.output.messages", outputs)]}
+             for span_id, start, inputs, outputs in (("00f067aa0ba902b7", 100, [ask], [call]),
+                                                     ("00f067aa0ba902b9", 200, [ask, call, result], [answer]))]
+    otel = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]}
+    chat_ask = {"role": "user", "content": [{"type": "text", "text": "hi"}, PART]}
+    chat_call = {"role": "assistant", "content": [{"type": "text", "text": "calling"}, WIDGET],
+                 "tool_calls": [{"id": "toolu_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+    chat_result = {"role": "tool", "tool_call_id": "toolu_1", "content": [{"type": "text", "text": "r"}, PART]}
+    generations = [{"id": f"g{k}", "traceId": "t1", "type": "GENERATION", "name": "chat", "model": "m",
+                    "startTime": f"2026-01-01T00:00:0{k}Z", "endTime": f"2026-01-01T00:00:0{k}Z",
+                    "input": inputs, "output": output}
+                   for k, inputs, output in ((1, [chat_ask], chat_call),
+                                             (2, [chat_ask, chat_call, chat_result], {"role": "assistant", "content": "done"}))]
+    langfuse = {"trace": {"id": "t1", "projectId": "p", "name": "run", "timestamp": "2026-01-01T00:00:00Z"},
+                "observations": generations}
+    gemini = [{"sessionId": "s", "projectHash": "h", "startTime": "2026-01-01T00:00:00Z", "kind": "main"},
+              {"id": "u1", "type": "user", "content": [{"text": "hi"}, {"search_result_v9": GEMINI_PART["search_result_v9"]}]},
+              {"id": "g1", "type": "gemini", "model": "m",
+               "content": [{"text": "calling"}, {"future_widget": GEMINI_WIDGET["future_widget"]}],
+               "toolCalls": [{"id": "toolu_1", "name": "f", "args": {}, "status": "success", "result": [
+                   {"functionResponse": {"id": "toolu_1", "name": "f", "response": {"output": "r"}}}]}]},
+              {"id": "g2", "type": "gemini", "model": "m", "content": "done"}]
+    return {"otel": orjson.dumps(otel), "langfuse": orjson.dumps(langfuse),
+            "gemini": b"\n".join(orjson.dumps(line) for line in gemini) + b"\n"}
+
+
 def _all_blocks(run) -> list:
     out = []
     for message in run.messages:
@@ -88,16 +133,17 @@ def _all_blocks(run) -> list:
 
 @pytest.mark.parametrize("name", format_names())
 def test_every_loader_keeps_unknown_blocks(tmp_path, name):
-    documents = _documents()
+    documents = {**_documents(), **_span_documents()}
     if name not in documents:
         pytest.skip(f"no unknown-block document for {name} yet: add one to _documents()")
     path = tmp_path / f"run.{name}"
     path.write_bytes(documents[name])
     run = load_runs(str(path), fmt=name)[0]
     kept = _all_blocks(run)
-    assert PART in kept, f"{name} dropped the unknown part"
+    part, widget = (GEMINI_PART, GEMINI_WIDGET) if name == "gemini" else (PART, WIDGET)
+    assert part in kept, f"{name} dropped the unknown part"
     if name != "openai":  # the OpenAI-style document has no assistant blocks of its own
-        assert WIDGET in kept, f"{name} dropped the unknown block"
+        assert widget in kept, f"{name} dropped the unknown block"
     result = run_cli("show", path, "--format", name, "--at", str(len(run.messages)))
     assert result.code == 0, result.stderr
     assert "search_result_v9: {" in result.stdout and '"title":"T"' in result.stdout

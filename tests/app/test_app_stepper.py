@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_helpers import REFUND, app_for, screen_text, settle, write_run
 from conftest import SAMPLES
+from textual import events
 from textual.widgets import Footer
 
 from tui.app.screens.stepper import StepperScreen
@@ -237,3 +238,33 @@ async def test_images_and_documents_are_placeholders_with_type_and_size(tmp_path
         assert "[image · image/png · 3.0 KB (base64)]" in text
         assert "[document · url · url https://example.com/policy.pdf · Policy]" in text
         assert "QUJDQUJD" not in text
+
+
+async def test_a_held_key_moves_once_per_frame_and_builds_the_request_once_not_per_repeat(tmp_path):
+    """A held ``j`` is 40 key repeats arriving faster than the screen draws: the list's ``Moved`` is
+    coalesced (``can_replace``), so the request for the index is built a few times, not 40, and ends
+    on the message the 40 repeats reach (the findings and the analyses arrive once, not per step)."""
+    messages = [{"role": "user", "content": "q"}]
+    for k in range(40):
+        messages += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{k}", "name": "f", "input": {}}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{k}", "content": "r"}]}]
+    app = app_for(write_run(tmp_path / "run.jsonl", messages), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = _stepper(app)
+        built, moves = [], []
+        show, go_to = screen.request.show, screen.go_to
+        screen.request.show = lambda index, follow=True: (built.append(index), show(index, follow))[1]
+        screen.go_to = lambda index: (moves.append(index), go_to(index))[1]
+        for _ in range(40):  # as a terminal sends a held key: all queued before the app reads one
+            app.post_message(events.Key("j", "j"))
+        await settle(pilot)
+        assert screen.index == 40 and screen.message_list.cursor == 40
+        assert "message 40 of 81" in screen_text(app)
+        assert built and built[-1] == 40
+        assert len(moves) <= 5, moves  # one per frame: 40 without coalescing
+        assert len(built) <= len(moves) + 1, built
+        # the index and the analyses reached every bound view through the one state the screen set
+        state = screen.run_state
+        assert state.index == 40 and state.findings == 1 and state.tokens == 1
+        assert screen.message_list.run_state == screen.problems.run_state == screen.tokens_view.run_state == state

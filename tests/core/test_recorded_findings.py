@@ -1,8 +1,10 @@
 """Findings on recorded runs: a rewritten turn or an edited request is reported with where it
 differs; a cache_control breakpoint that moved to a newer message is not a difference."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tui.core.grammar import check_run
-from tui.core.grammar.recorded import first_difference, same_but_cache_control
+from tui.core.grammar.recorded import first_difference, same_but_cache_control, without_cache_control
 from tui.core.run import EXACT, ModelCall, RecordedRequest, Run, Source
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -94,3 +96,16 @@ def test_a_returned_turn_that_differs_only_by_a_cache_control_breakpoint_is_not_
     assert b'"response"' not in native.dumps([run])
     run.calls[0].response = [{"type": "text", "text": "Hello!"}]
     assert returned_differs(run.calls[0], run.messages[1]) and b'"response"' in native.dumps([run])
+
+
+_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=False), st.text(max_size=2))
+_VALUE = st.recursive(_LEAF, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "cache_control"]), inner, max_size=3)),
+    max_leaves=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_VALUE, _VALUE)
+def test_same_but_cache_control_agrees_with_comparing_the_stripped_copies(a, b):
+    """The walk that stops at the first difference says what comparing two stripped copies says."""
+    assert same_but_cache_control(a, b) == (without_cache_control(a) == without_cache_control(b))

@@ -184,9 +184,22 @@ def _user_blocks(content: Any) -> list[Any]:
             blocks.append({"type": "text", "text": part["text"]})
         elif isinstance(part, str):
             blocks.append({"type": "text", "text": part})
+        elif (kept := _kept_part(part)) is not None:
+            blocks.append(kept)
         elif part is not None:
             blocks.append({"type": "text", "text": text_of(part)})
     return blocks or [{"type": "text", "text": ""}]
+
+
+def _kept_part(part: Any) -> dict[str, Any] | None:
+    """A Gemini part of a kind not read here (``inlineData``, ``fileData``, ``executableCode``, a newer
+    one): each part holds its data under one field, so it is kept whole as a block typed by that field
+    (shown as raw JSON under that name), not flattened into text nor dropped."""
+    if isinstance(part, dict) and len(part) == 1:
+        (field,) = part
+        if isinstance(field, str) and field not in ("text", "type"):
+            return {"type": field, **part}
+    return None
 
 
 def _model_blocks(record: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -204,6 +217,8 @@ def _model_blocks(record: dict[str, Any]) -> tuple[list[Any], list[Any]]:
         p.get("text", "") for p in content if isinstance(p, dict)) if isinstance(content, list) else ""
     if text:
         blocks.append({"type": "text", "text": text})
+    if isinstance(content, list):
+        blocks += [kept for p in content if (kept := _kept_part(p)) is not None]
     results: list[Any] = []
     for k, call in enumerate(record.get("toolCalls") or []):
         if not isinstance(call, dict):

@@ -26,6 +26,8 @@ import re
 import zipfile
 from typing import Any, Iterator
 
+import orjson
+
 from tui.core import jsonio
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run
@@ -294,18 +296,34 @@ def _provider(header: dict[str, Any]) -> str:
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:
-    """``value`` with every ``attachment://`` string replaced by its attachment (new containers where changed)."""
+    """``value`` with every ``attachment://`` string replaced by its attachment (new containers where changed).
+
+    A container is walked only when its JSON holds a reference at all (one C-level serialisation finds
+    out): most messages hold none, and walking them was a fifth of loading a large log."""
     if not attachments:
         return value
+    if isinstance(value, (dict, list)):
+        try:
+            if _ATTACHMENT_BYTES not in orjson.dumps(value):
+                return value
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    return _resolved(value, attachments)
+
+
+_ATTACHMENT_BYTES = ATTACHMENT.encode()
+
+
+def _resolved(value: Any, attachments: dict[str, Any]) -> Any:
     if isinstance(value, str):
         if value.startswith(ATTACHMENT):
             found = attachments.get(value[len(ATTACHMENT):])
             return found if isinstance(found, str) else value
         return value
     if isinstance(value, dict):
-        return {k: _resolve(v, attachments) for k, v in value.items()}
+        return {k: _resolved(v, attachments) for k, v in value.items()}
     if isinstance(value, list):
-        return [_resolve(v, attachments) for v in value]
+        return [_resolved(v, attachments) for v in value]
     return value
 
 

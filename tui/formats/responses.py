@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.run import ModelCall
-from tui.formats.chat.convert import Converted, _arguments, _Ids, _image
+from tui.formats.chat.convert import CallIds, Converted, arguments_input, image_block
 
 #: Item types that a model call outputs.
 OUTPUT_TYPES = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call",
@@ -80,7 +80,7 @@ class Builder:
     call_facts: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._ids = _Ids()
+        self._ids = CallIds()
         self._renamed: dict[str, str] = {}
         self._conv = Converted()
         self._results: list[Any] | None = None  # the user turn being built: results, then text
@@ -248,7 +248,7 @@ class Builder:
                 else:
                     self.empty += 1
             elif kind == "input_image":
-                blocks.append(_image(part.get("image_url") or part.get("file_id")))
+                blocks.append(image_block(part.get("image_url") or part.get("file_id")))
             else:
                 self.notes.append(f"a {kind!r} content part is kept as is")
                 blocks.append(part)
@@ -270,7 +270,7 @@ class Builder:
         elif kind == "local_shell_call":
             tool_input, name = {"action": item.get("action")}, "local_shell"
         else:
-            tool_input, name = _arguments(item.get("arguments"), self._conv), item.get("name")
+            tool_input, name = arguments_input(item.get("arguments"), self._conv), item.get("name")
         return {"type": "tool_use", "id": new, "name": name, "input": tool_input}
 
     def _result(self, item: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,10 @@
 
 One class, in sections: layout, the index, messages up, keys, the review analyses, branch.
 The screen owns the index N. Widgets post what the user did (``MessageList.Moved``,
-``ProblemsView.Jump``); the screen sets N and hands it down to the list, the header and
-the visible view. Keys that act on the whole run (model calls, findings, search, go to,
+``ProblemsView.Jump``); the screen sets N, and N and the run's analyses go down through one
+call, ``set_run_state``: it moves ``run_state`` (``tui.app.run_state``), which the list, the
+Problems and the Tokens views are bound to (``data_bind`` in ``compose``), and the visible view
+is shown at N (``SHOWS_INDEX``). Keys that act on the whole run (model calls, findings, search, go to,
 views, copy, diff, branch) are bindings (``tui.app.keys.STEPPER``); the slow ones (grammar
 check, search, serialising a body, token report, provenance) run in workers and come back
 as typed messages (``tui.app.app_messages``) handled on the UI thread; no worker touches a
@@ -21,6 +23,7 @@ from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 from textual.worker import get_current_worker
@@ -30,6 +33,7 @@ from tui.app import keys
 from tui.app.command_palette import DiffProvider, GoToProvider
 from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
+from tui.app.run_state import RunState
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
@@ -48,6 +52,7 @@ from tui.core.safe import one_line
 from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
 from tui.core.search import Matches, search
+from tui.core.tokens import TokenReport
 from tui.core.view.analyses import Stopped
 from tui.core.run_links import Link, RunLinks
 from tui.core.view.jumps import JumpList
@@ -85,6 +90,10 @@ class StepperScreen(FittedFooter, Screen):
     FOOTER_DROP = keys.STEPPER_FOOTER_DROP
     COMMANDS = {GoToProvider, DiffProvider, ShareProvider}
 
+    #: The index and which analyses have arrived: set only by ``set_run_state``; the views that show
+    #: them are bound to it in ``compose``.
+    run_state: var[RunState] = var(RunState(), init=False)
+
     header = getters.query_one("#run-header", Static)
     tabs = getters.query_one("#tabs", Static)
     status = getters.query_one("#status", Static)
@@ -102,6 +111,7 @@ class StepperScreen(FittedFooter, Screen):
         super().__init__()
         self.view = view
         self.index = max(0, min(at, view.rows - 1))
+        self.set_reactive(StepperScreen.run_state, RunState(index=self.index))
         self.view_name = view_name if view_name in VIEWS else "request"
         self.matches = None
         self.following = following  # follow mode: the file is watched and the run grows (F)
@@ -123,15 +133,15 @@ class StepperScreen(FittedFooter, Screen):
         self._breakpoint_now()
         yield Static(self.header_text(), id="run-header")
         with Horizontal(id="panes"):
-            yield MessageList(self.view, id="messages")
+            yield MessageList(self.view, id="messages").data_bind(StepperScreen.run_state)
             with Vertical(id="right"):
                 yield Static(self.tabs_text(self.view_name), id="tabs")
                 with ContentSwitcher(initial=self.view_name, id="views"):
                     yield RequestPane(self.view, id="request")
                     yield RawView(self.view.run, id="raw")
                     yield AccountView(self.view, id="account")
-                    yield ProblemsView(self.view, id="problems")
-                    yield TokensView(self.view, id="tokens")
+                    yield ProblemsView(self.view, id="problems").data_bind(StepperScreen.run_state)
+                    yield TokensView(self.view, id="tokens").data_bind(StepperScreen.run_state)
                     yield ResponseView(self.view, id="response")
         yield Static(self.status_text(), id="status")
         yield Footer()
@@ -166,11 +176,39 @@ class StepperScreen(FittedFooter, Screen):
         if self.following is not None:
             self.following.looked(self.index)
         self.hold_analyses()  # background work waits while the user steps
-        self.message_list.set_cursor(self.index)
+        self.set_run_state(index=self.index)
         self.header.update(self.header_text(), layout=False)
         self._show_current()
         if self.links is not None:
             self.describe_status()
+
+    def set_run_state(self, *, index: int | None = None, findings: list | None = None,
+                      report: TokenReport | None = None, note: str | None = None,
+                      unsourced: list | None = None) -> None:
+        """The one way the index and the run's analyses go down: the view model takes what a worker
+        computed, ``run_state`` moves, and each view bound to it redraws what it shows (the list its
+        cursor and marks, Problems its findings, Tokens its report and ``note``); then the screen's own
+        lines (tabs, status, keys) and the visible view when findings or provenance notes arrived."""
+        parts: list[str] = []
+        values: dict[str, object] = {}
+        if index is not None:
+            parts.append("step")
+            values["index"] = index
+        if findings is not None:
+            self.view.set_findings(findings)
+            parts.append("findings")
+        if report is not None:
+            self.view.analyses.set_report(report)
+            parts.append("tokens")
+            values["note"] = note
+        if unsourced is not None:
+            self.view.set_unsourced(unsourced)
+            parts.append("unsourced")
+        self.run_state = self.run_state.bumped(*parts, **values)
+        if findings is not None or unsourced is not None:
+            self.show_view(self.view_name)
+            self.describe_status()
+            self.refresh_bindings()
 
     def _show_current(self) -> None:
         shown = SHOWS_INDEX.get(self.view_name)
@@ -372,14 +410,7 @@ class StepperScreen(FittedFooter, Screen):
         self.message_list.focus()
 
     def on_findings_ready(self, event: events.FindingsReady) -> None:
-        self.view.set_findings(event.findings)
-        self.message_list.marks_changed()
-        self.problems.fill()
-        if self.view_name == "request":
-            self.request.show(self.index, follow=False)
-        self.show_view(self.view_name)
-        self.describe_status()
-        self.refresh_bindings()
+        self.set_run_state(findings=event.findings)
         self.start_analyses()
 
     def on_search_done(self, event: events.SearchDone) -> None:
@@ -690,23 +721,15 @@ class StepperScreen(FittedFooter, Screen):
                                                                        f"{counter.hits} from the cache"))
 
     def on_tokens_ready(self, event: events.TokensReady) -> None:
-        self.view.analyses.set_report(event.report)
-        self.message_list.marks_changed()
-        self.tokens_view.fill(event.note)
-        if self.view_name == "tokens":
-            self.tokens_view.show(self.index)
+        self.set_run_state(report=event.report, note=event.note)
 
     def on_tokens_failed(self, event: events.TokensFailed) -> None:
+        # No analysis changed: a line of the Tokens view's own, as its ``x`` key writes.
         self.tokens_view.fill(f"exact counts failed: {event.text}")
         self.notify(event.text, title="count_tokens", severity="error", markup=False)
 
     def on_unsourced_ready(self, event: events.UnsourcedReady) -> None:
-        self.view.set_unsourced(event.unsourced)
-        self.message_list.marks_changed()
-        self.problems.fill()
-        self.show_view(self.view_name)
-        self.describe_status()
-        self.refresh_bindings()
+        self.set_run_state(unsourced=event.unsourced)
 
     def on_tokens_view_exact_wanted(self, _: TokensView.ExactWanted) -> None:
         self.count_exactly()

@@ -4,7 +4,8 @@ Each row shows the index, role, producer (caller, call k, loop), the blocks in b
 the stop_reason (one read from the blocks, in parentheses, gives way to the summary when the row is
 short) and a mark where the grammar check found something (✗ error, △ warning, ◦ provenance note).
 The last row is the next request: what the loop holds after the final message. The list
-owns the cursor keys and posts ``MessageList.Moved``; the screen sets ``cursor`` back.
+owns the cursor keys and posts ``MessageList.Moved``; the screen's ``run_state`` (bound in its
+``compose``) sets the cursor back and redraws the marks when an analysis arrives.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import var
 from textual.strip import Strip
 
 from tui.app import keys
 from tui.app.app_messages import IndexMessage
 from tui.app.render import styles as palette
 from tui.app.render.lines import fit, segments
+from tui.app.run_state import RunState
 from tui.app.widgets.cursor_rows import CursorRows
 from tui.core.view.run_view import RunView
 
@@ -63,6 +66,9 @@ class MessageList(CursorRows):
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, MessageList.Moved)
 
+    #: Bound to the stepper's: the index to put the cursor on, and the analyses that mark rows.
+    run_state: var[RunState] = var(RunState(), init=False)
+
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.view = view
@@ -71,6 +77,13 @@ class MessageList(CursorRows):
         self.show_latency = False
 
     # -- attributes down -----------------------------------------------------------------
+
+    def watch_run_state(self, old: RunState, new: RunState) -> None:
+        changed = new.changed(old)
+        if "step" in changed:
+            self.set_cursor(new.index)
+        if changed & {"findings", "tokens", "unsourced"}:  # the marks and the token column
+            self.marks_changed()
 
     def set_cursor(self, index: int) -> None:
         self.move_cursor(index)

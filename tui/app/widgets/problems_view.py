@@ -8,6 +8,7 @@ An ``OptionList`` (virtualised), one option per finding: its mark and severity, 
 from __future__ import annotations
 
 from rich.text import Text
+from textual.reactive import var
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -16,6 +17,7 @@ from tui.app.app_messages import IndexMessage
 from tui.app.render import styles as palette
 from tui.app.render.lines import wrap_offsets
 from tui.app.render.traceparts import value_text
+from tui.app.run_state import RunState
 from tui.core.provenance import not_found
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
@@ -73,6 +75,9 @@ class ProblemsView(OptionList):
 
     class Jump(IndexMessage):
         """Go to message ``index``."""
+
+    #: Bound to the stepper's: filled again when the findings or the provenance notes arrive.
+    run_state: var[RunState] = var(RunState(), init=False)
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -135,6 +140,10 @@ class ProblemsView(OptionList):
         return text
 
     # -- filling -------------------------------------------------------------------------
+
+    def watch_run_state(self, old: RunState, new: RunState) -> None:
+        if new.changed(old) & {"findings", "unsourced"}:
+            self.fill()
 
     def fill(self) -> None:
         """Attributes down: the findings arrived (or changed)."""

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.message import Message
+from textual.reactive import var
 
 from tui.app import keys
 from tui.app.app_messages import IndexMessage
 from tui.app.render import styles as palette
 from tui.app.render.lines import Part, Rows, Target
+from tui.app.run_state import RunState
 from tui.app.widgets.lineview import LineView
 from tui.core.run import Run
 from tui.core.safe import one_line
@@ -107,6 +109,9 @@ class TokensView(LineView):
     class ExactWanted(Message):
         """The user asked for exact counts (and confirmed)."""
 
+    #: Bound to the stepper's: the report (and its note) arrived; shown, the cursor goes to N's call.
+    run_state: var[RunState] = var(RunState(), init=False)
+
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.view = view
@@ -125,6 +130,12 @@ class TokensView(LineView):
         self.report = self.view.analyses.report
         keep = self.target()
         self.set_parts(self._parts_for(self.report), keep)
+
+    def watch_run_state(self, old: RunState, new: RunState) -> None:
+        if "tokens" in new.changed(old):
+            self.fill(new.note)
+            if self.display:  # the view on screen (the switcher shows one): its cursor follows N
+                self.show(new.index)
 
     def show(self, index: int) -> None:
         """Follow the message list: the cursor on the call that produced ``index`` (or the next one)."""

@@ -98,7 +98,21 @@ def without_cache_control(value: Any) -> Any:
 
 
 def same_but_cache_control(a: Any, b: Any) -> bool:
-    return a == b or without_cache_control(a) == without_cache_control(b)
+    """``without_cache_control(a) == without_cache_control(b)``, without copying either: stripping keeps
+    every value's type, so the walk stops at the first key, length or type that differs."""
+    if a == b:
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = a.keys() - _CACHE_CONTROL
+        if keys != b.keys() - _CACHE_CONTROL:
+            return False
+        return all(same_but_cache_control(a[k], b[k]) for k in keys)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_but_cache_control(x, y) for x, y in zip(a, b))
+    return False
+
+
+_CACHE_CONTROL = frozenset({"cache_control"})
 
 
 def first_difference(a: Any, b: Any, where: str = "") -> str:

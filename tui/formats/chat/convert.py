@@ -39,7 +39,7 @@ class Converted:
 
 def convert(source: list[Any]) -> Converted:
     out = Converted()
-    ids = _Ids()
+    ids = CallIds()
     systems: list[Any] = []
     current: dict[str, str] = {}  # original id -> id used, for the latest assistant turn
     for i, message in enumerate(source):
@@ -83,7 +83,9 @@ def convert(source: list[Any]) -> Converted:
     return out
 
 
-class _Ids:
+class CallIds:
+    """The tool-call ids a conversion has handed out: each call gets its own id, made valid and unique."""
+
     def __init__(self) -> None:
         self.used: set[str] = set()
 
@@ -98,7 +100,7 @@ class _Ids:
         return candidate
 
 
-def _assistant(message: dict[str, Any], i: int, out: Converted, ids: _Ids, current: dict[str, str]) -> Any:
+def _assistant(message: dict[str, Any], i: int, out: Converted, ids: CallIds, current: dict[str, str]) -> Any:
     content = message.get("content")
     if content is None and isinstance(message.get("refusal"), str):
         content = message["refusal"]
@@ -120,11 +122,13 @@ def _assistant(message: dict[str, Any], i: int, out: Converted, ids: _Ids, curre
             out.renamed += 1 if original else 0
         current[original if isinstance(original, str) else f"#{k}"] = new
         blocks.append({"type": "tool_use", "id": new, "name": function.get("name"),
-                       "input": _arguments(function.get("arguments"), out)})
+                       "input": arguments_input(function.get("arguments"), out)})
     return blocks
 
 
-def _arguments(raw: Any, out: Converted) -> dict[str, Any]:
+def arguments_input(raw: Any, out: Converted) -> dict[str, Any]:
+    """A tool call's arguments (a JSON object, or its text) as a tool_use input; anything else is
+    kept as ``input._raw_arguments`` and counted in ``out.bad_arguments``."""
     if isinstance(raw, dict):
         return raw
     if raw is None or (isinstance(raw, str) and not raw.strip()):
@@ -172,14 +176,15 @@ def _user_content(content: Any, out: Converted, i: int) -> Any:
         elif isinstance(part, dict) and part.get("type") == "text":
             blocks.append({"type": "text", "text": part.get("text", "")})
         elif isinstance(part, dict) and part.get("type") == "image_url":
-            blocks.append(_image(part.get("image_url")))
+            blocks.append(image_block(part.get("image_url")))
         else:
             out.notes.append(f"message {i}: a {part.get('type') if isinstance(part, dict) else part!r} part kept as is")
             blocks.append(part)
     return blocks
 
 
-def _image(spec: Any) -> dict[str, Any]:
+def image_block(spec: Any) -> dict[str, Any]:
+    """An ``image_url`` (a data: URL or a link) as an Anthropic image block."""
     url = spec.get("url") if isinstance(spec, dict) else spec
     match = re.match(r"data:([^;,]+);base64,(.*)", url or "", re.DOTALL) if isinstance(url, str) else None
     if match:

@@ -253,8 +253,8 @@ def _content(content: Any) -> Any:
                 parts.append({"type": "text", "text": part.get("text") or ""})
             elif kind in ("tool_use", "tool-call", "tool_result", "thinking", "redacted_thinking", "reasoning"):
                 continue
-            elif kind == "image_url":
-                parts.append(part)
+            elif kind == "image_url" or isinstance(kind, str):
+                parts.append(part)  # a part of a type not known here is data: kept whole, under its type
             else:
                 parts.append({"type": "text", "text": text_of(part)})
     if all(p.get("type") == "text" for p in parts):
@@ -265,6 +265,7 @@ def _content(content: Any) -> Any:
 def _from_parts(role: str, parts: Any) -> list[dict[str, Any]]:
     """OTel GenAI ``parts`` (and Gemini parts): text, tool_call, tool_call_response, function_call..."""
     texts: list[str] = []
+    kept: list[tuple[int, dict[str, Any]]] = []  # parts of a type not known here, after that many texts
     calls: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     for part in parts if isinstance(parts, list) else []:
@@ -287,14 +288,34 @@ def _from_parts(role: str, parts: Any) -> list[dict[str, Any]]:
                             "content": text_of(response.get("response"))})
         elif kind == "reasoning" or part.get("thought") is True or "Reasoning" in str(kind):
             continue
+        elif isinstance(kind, str):
+            kept.append((len(texts), part))  # data, not text: kept whole, under its type
         elif kind is not None:
             texts.append(text_of(part))
+    content = _with_kept(texts, kept)
     if results:
-        return results + ([{"role": "user", "content": "\n".join(texts)}] if texts else [])
-    message: dict[str, Any] = {"role": role, "content": "\n".join(texts) if texts else None}
+        return results + ([{"role": "user", "content": content}] if content else [])
+    message: dict[str, Any] = {"role": role, "content": content}
     if calls:
         message["tool_calls"] = calls
     return [message]
+
+
+def _with_kept(texts: list[str], kept: list[tuple[int, dict[str, Any]]]) -> Any:
+    """The texts joined by newlines, as before; with parts of unknown types, a list of chat parts in
+    their order (texts between them joined the same way)."""
+    if not kept:
+        return "\n".join(texts) if texts else None
+    out: list[dict[str, Any]] = []
+    start = 0
+    for at, part in kept:
+        if at > start:
+            out.append({"type": "text", "text": "\n".join(texts[start:at])})
+        out.append(part)
+        start = at
+    if start < len(texts):
+        out.append({"type": "text", "text": "\n".join(texts[start:])})
+    return out
 
 
 def _vercel_output(output: Any) -> str:
