@@ -104,6 +104,7 @@ STEPPER = [
     Binding("B", "branches", "Branches", id="stepper.branches"),
     Binding("D", "diff", "Diff against a file", id="stepper.diff"),
     Binding("L", "latency", "Latency column", show=False, id="stepper.latency"),
+    Binding("ampersand", "filter", "Filter the list", show=False, id="stepper.filter"),
     Binding("enter", "into_pane", "Into the pane", show=False, id="stepper.into_pane"),
 ]
 

@@ -51,10 +51,11 @@ from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
 from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
-from tui.core.search import Matches, search
+from tui.core.search import Matches, search, search_beside
 from tui.core.tokens import TokenReport
 from tui.core.view.analyses import Stopped
 from tui.core.run_links import Link, RunLinks
+from tui.core.view.filter import MessageFilter
 from tui.core.view.jumps import JumpList
 from tui.core.view.run_view import RunView
 from tui.core.words import counted
@@ -118,6 +119,7 @@ class StepperScreen(FittedFooter, Screen):
         if following is not None:
             following.looked(self.index)
         self.jumps = JumpList()  # ctrl+o / ctrl+n
+        self.filter = MessageFilter()  # & : the message list shows only what it holds
         #: What opened this run from another (a subagent's Task call): ctrl+o with no jump left goes back there.
         self.linked_from: str | None = None
         self.links: RunLinks | None = None  # the file's runs, when it holds several (set by the app)
@@ -205,6 +207,8 @@ class StepperScreen(FittedFooter, Screen):
             self.view.set_unsourced(unsourced)
             parts.append("unsourced")
         self.run_state = self.run_state.bumped(*parts, **values)
+        if (findings is not None or unsourced is not None) and self.filter.finding:
+            self._refilter()
         if findings is not None or unsourced is not None:
             self.show_view(self.view_name)
             self.describe_status()
@@ -264,6 +268,9 @@ class StepperScreen(FittedFooter, Screen):
             text.append(f"next request after {counted(view.total, 'message')}", "bold")
         else:
             text.append(f"message {n} of {view.total}", "bold")
+        if self.filter:  # first too: what the list leaves out must show at 80 columns
+            hidden = view.rows - len(self.message_list.shown or ())
+            text.append(f" · filter {self.filter.describe()}: {hidden} hidden", "bold reverse")
         k = run.call_index(n)
         if k is not None:
             text.append(f" · model call {k + 1} of {len(run.calls)}")
@@ -348,12 +355,13 @@ class StepperScreen(FittedFooter, Screen):
 
     def status_text(self) -> Text:
         """The findings, the search and the links of this place; the key hints go first when it is too long."""
-        text = self._status(hints=True)
         note = self.link_note()
+        width = max(self.app.size.width - 2, 20)
+        text = self._status(hints=True)
+        if text.cell_len + (note.cell_len + 3 if note is not None else 0) > width:  # the footer names the keys
+            text = self._status(hints=False)
         if note is None:
             return text
-        if text.cell_len + note.cell_len + 3 > max(self.app.size.width - 2, 20):  # the footer names the keys
-            text = self._status(hints=False)
         return Text.assemble(note, " · ", text) if text.plain else note
 
     def _status(self, hints: bool) -> Text:
@@ -415,7 +423,7 @@ class StepperScreen(FittedFooter, Screen):
 
     def on_search_done(self, event: events.SearchDone) -> None:
         self.matches = event.matches
-        self.request.set_highlight(event.matches.query if event.matches.rows else None)
+        self.request.set_highlight(event.matches.query if event.matches.rows or event.matches.beside else None)
         found = event.matches.step(event.origin, 1)
         if found is not None:
             self.jump_to(found)
@@ -431,6 +439,7 @@ class StepperScreen(FittedFooter, Screen):
         self.view.grow(self.following.run)
         self.raw.run = self.view.run
         self.message_list.rows_changed()
+        self._refilter()
         if event.update.notice:
             self.notify(one_line(event.update.notice), title="Following", severity="warning", markup=False)
         index = self.following.cursor(self.index, before)
@@ -476,6 +485,7 @@ class StepperScreen(FittedFooter, Screen):
         self.view.grow(event.following.run)
         self.raw.run = self.view.run
         self.message_list.rows_changed()
+        self._refilter()
         self.go_to(self.view.total - 1)
         self.refresh_bindings()
 
@@ -505,7 +515,8 @@ class StepperScreen(FittedFooter, Screen):
         worker = get_current_worker()
         hits = search(self.view.run, query, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(events.SearchDone(Matches(query, hits), origin))
+            self.post_message(events.SearchDone(Matches(query, hits, beside=search_beside(self.view.run, query)),
+                                                origin))
 
     @work(thread=True, exclusive=True, group="copy")
     def copy_request(self, index: int) -> None:
@@ -526,7 +537,7 @@ class StepperScreen(FittedFooter, Screen):
         if action == "finding":
             return bool(self.view.findings) or bool(self.view.analyses.unsourced)
         if action == "back":
-            return len(self.app.screen_stack) > 2
+            return self.matches is not None or len(self.app.screen_stack) > 2
         if action == "jump":  # shown while there is somewhere to go
             if parameters[0] < 0:
                 return self.jumps.can_back() or (self.linked_from is not None and len(self.app.screen_stack) > 2)
@@ -545,14 +556,51 @@ class StepperScreen(FittedFooter, Screen):
         else:
             self.go_to(found)
 
+    def _shown_next(self, find, step: int) -> int | None:
+        """``find(i, step)`` from N, past the rows the list's filter hides."""
+        found = find(self.index, step)
+        shown = set(self.message_list.shown) if self.filter and self.message_list.shown is not None else None
+        while found is not None and shown is not None and found not in shown:
+            found = find(found, step)
+        return found
+
     def action_call(self, step: int) -> None:
-        self._go_or_say(self.view.next_call(self.index, step), step, "model call")
+        self._go_or_say(self._shown_next(self.view.next_call, step), step, "model call")
+
+    def action_filter(self) -> None:
+        """&: filter the message list (role:, tool:, finding, words); an empty answer turns it off."""
+        def answer(value: str | None) -> None:
+            if value is not None:
+                self.set_filter(MessageFilter.parse(value))
+
+        self.app.push_screen(PromptScreen("Filter the list: role:user (or assistant), tool:NAME, finding, words; "
+                                          "every term must hold; empty: off", placeholder="role:assistant tool:Bash",
+                                          value=self.filter.describe().replace("'", "")), answer)
+
+    def set_filter(self, wanted: MessageFilter) -> None:
+        self.filter = wanted
+        shown = wanted.rows(self.view) if wanted else None
+        self.message_list.set_shown(shown, self.index)
+        if shown is not None and self.index not in shown:  # N hidden: the next shown message (or the last)
+            later = [i for i in shown if i > self.index]
+            self.go_to(later[0] if later else shown[-1])
+        else:
+            self.header.update(self.header_text(), layout=False)
+        if shown is not None and len(shown) == 1:
+            self.notify(f"No message matches {wanted.describe()}; & and an empty answer turn the filter off.",
+                        timeout=4, markup=False)
+
+    def _refilter(self) -> None:
+        """The run grew or its findings arrived: the filter again over what is there now."""
+        if self.filter:
+            self.message_list.set_shown(self.filter.rows(self.view), self.index)
+            self.header.update(self.header_text(), layout=False)
 
     def action_edge(self, step: int) -> None:
         self.jump_to(0 if step < 0 else max(self.view.total - 1, 0))
 
     def action_finding(self, step: int) -> None:
-        self._go_or_say(self.view.next_finding(self.index, step), step, "finding", jump=True)
+        self._go_or_say(self._shown_next(self.view.next_finding, step), step, "finding", jump=True)
 
     def action_match(self, step: int) -> None:
         if self.matches is None:
@@ -590,7 +638,8 @@ class StepperScreen(FittedFooter, Screen):
                 self.run_search(value, self.index)
 
         previous = self.matches.query if self.matches is not None else ""
-        self.app.push_screen(PromptScreen("Search every block (text, thinking, tool names, inputs and results)",
+        self.app.push_screen(PromptScreen("Search every block (text, thinking, tool names, inputs and results), "
+                                          "the system prompt and the tools; Escape clears it",
                                           placeholder="words", value=previous), answer)
 
     def action_toggle(self, section: str) -> None:
@@ -670,6 +719,13 @@ class StepperScreen(FittedFooter, Screen):
         self.message_list.marks_changed()
 
     def action_back(self) -> None:
+        """Escape: clear the search first; then back to the list (or the run a link came from)."""
+        if self.matches is not None:
+            self.matches = None
+            self.request.set_highlight(None)
+            self.describe_status()
+            self.refresh_bindings()
+            return
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
 

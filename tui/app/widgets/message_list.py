@@ -10,6 +10,8 @@ owns the cursor keys and posts ``MessageList.Moved``; the screen's ``run_state``
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
@@ -75,6 +77,8 @@ class MessageList(CursorRows):
         self.virtual_size = Size(0, view.rows)
         #: The latency column (``L``): each model call's time as the source recorded it.
         self.show_latency = False
+        #: The message indices shown while a filter is on (``&``), in order; None: every row.
+        self.shown: list[int] | None = None
 
     # -- attributes down -----------------------------------------------------------------
 
@@ -86,7 +90,25 @@ class MessageList(CursorRows):
             self.marks_changed()
 
     def set_cursor(self, index: int) -> None:
-        self.move_cursor(index)
+        self.move_cursor(self.row_of(index))
+
+    def set_shown(self, shown: list[int] | None, index: int) -> None:
+        """A filter on (the message indices to show) or off (None); the cursor on ``index`` or the row
+        nearest before it."""
+        self.shown = shown
+        self.virtual_size = Size(0, self.row_count())
+        self._strips.clear()
+        self.refresh()
+        self.set_cursor(index)
+
+    def row_of(self, index: int) -> int:
+        """The row showing message ``index`` (hidden by the filter: the shown row before it)."""
+        if self.shown is None:
+            return index
+        return max(bisect_right(self.shown, index) - 1, 0)
+
+    def index_of(self, row: int) -> int:
+        return row if self.shown is None else self.shown[row]
 
     def on_resize(self) -> None:
         # The cursor placed before the first layout (``--at N``) had no height to scroll by, and a
@@ -95,7 +117,7 @@ class MessageList(CursorRows):
 
     def rows_changed(self) -> None:
         """The run grew or was loaded again (follow mode): its rows now, drawn again."""
-        self.virtual_size = Size(0, self.view.rows)
+        self.virtual_size = Size(0, self.row_count())
         self._strips.clear()
         self.refresh()
 
@@ -107,7 +129,7 @@ class MessageList(CursorRows):
     # -- drawing -------------------------------------------------------------------------
 
     def row_count(self) -> int:
-        return self.view.rows
+        return self.view.rows if self.shown is None else len(self.shown)
 
     def row_text(self, i: int, width: int) -> Text:
         view = self.view
@@ -145,7 +167,7 @@ class MessageList(CursorRows):
         return text
 
     def line_text(self, row: int, width: int) -> Text:
-        text = Text(" ") + self.row_text(row, width - 1)
+        text = Text(" ") + self.row_text(self.index_of(row), width - 1)
         if text.cell_len > width:  # a list narrower than its columns: the row ends in an ellipsis, not mid-glyph
             text.truncate(width, overflow="ellipsis")
         return text
@@ -156,11 +178,11 @@ class MessageList(CursorRows):
 
     # -- keys and clicks (messages up) ---------------------------------------------------
 
-    def user_move(self, index: int) -> None:
-        index = self.clamp(index)
-        if index != self.cursor:
-            self.set_cursor(index)
-        self.post_message(self.Moved(self.cursor))
+    def user_move(self, row: int) -> None:
+        row = self.clamp(row)
+        if row != self.cursor:
+            self.move_cursor(row)
+        self.post_message(self.Moved(self.index_of(self.cursor)))
 
     def on_click(self, event: events.Click) -> None:
         self.user_move(self.scroll_offset.y + event.y)
