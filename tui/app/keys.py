@@ -164,8 +164,11 @@ TURNS = fold_bindings("turns")
 # -- opening runs ----------------------------------------------------------------------------
 
 PICKER_LIST = vim_bindings("picker")
-PICKER = [Binding("r", "rescan", "Rescan", id="picker.rescan")]
-RUNS = [Binding("escape", "back", "Back", id="runs.back"), *vim_bindings("runs")]
+PICKER = [Binding("r", "rescan", "Rescan", id="picker.rescan"),
+          Binding("slash", "filter", "Filter", id="picker.filter")]
+RUNS = [Binding("escape", "back", "Back", id="runs.back"), *vim_bindings("runs"),
+        Binding("slash", "filter", "Filter", id="runs.filter"),
+        Binding("o", "order", "Sort", id="runs.order")]
 
 # -- diff ------------------------------------------------------------------------------------
 

@@ -182,6 +182,27 @@ def describe_session(path: Path) -> tuple[int, str]:
     return count, words
 
 
+def session_project(path: Path) -> str | None:
+    """The project a Claude Code session ran in, as a path (``~/proj/spotter``): the ``cwd`` its first
+    lines record (the folder name under ``projects/`` is that path with every ``/`` made ``-``, which
+    cannot be turned back)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return None
+    for line in head.split(b"\n"):
+        if b'"cwd"' in line:
+            try:
+                cwd = orjson.loads(line).get("cwd")
+            except (orjson.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(cwd, str) and cwd:
+                home = os.path.expanduser("~")
+                return "~" + cwd[len(home):] if cwd == home or cwd.startswith(home + os.sep) else cwd
+    return None
+
+
 def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
     projects = claude_projects(home)
     try:
@@ -196,7 +217,8 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
         except OSError as exc:
             out.append(Entry("claude", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
             continue
-        label = f"{path.parent.name}/{path.stem[:8]}"
+        project = session_project(path)
+        label = f"{project} · {path.stem[:8]}" if project else f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{counted(count, 'message')} · {one_line(words or '(no user text)')}",
                          when=path.stat().st_mtime, live=written_lately(path)))
     return out
