@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import platformdirs
+
 from textual import on, work
 from textual.app import App
 from textual.filter import LineFilter
@@ -66,6 +68,8 @@ class TurnscopeApp(App):
         self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
         #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
         self.branch_data_dir: str | None = None
+        #: Where the palette's screenshot goes: the first folder that exists, else the last made (tests set it).
+        self.screenshot_dirs: tuple[Path, ...] | None = None
         if keymap:
             self.set_keymap(keymap)
 
@@ -206,6 +210,32 @@ class TurnscopeApp(App):
     @work(thread=True, group="recent")
     def remember_run(self, path: str, run: int | None, title: str, messages: int) -> None:
         remember(self.state_dir, path, run, title, messages)
+
+    # -- the palette's screenshot -------------------------------------------------------
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's "Screenshot": an SVG of the screen in the Downloads folder, or, where there is none
+        (over SSH), turnscope's user data folder; written atomically, and the notification says where."""
+        from datetime import datetime
+
+        from tui.core.jsonio import atomic_write
+        from tui.core.paths import settings, short_path
+
+        dirs = (Path(path),) if path else self.screenshot_dirs or (
+            platformdirs.user_downloads_path(), settings().data / "screenshots")
+        folder = next((d for d in dirs[:-1] if d.is_dir()), dirs[-1])
+        stamp = datetime.now().strftime(time_format or "%Y-%m-%dT%H_%M_%S")
+        target = folder / (filename or f"turnscope_{stamp}.svg")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, self.export_screenshot().encode("utf-8"))
+        except OSError as exc:
+            self.notify(f"{short_path(str(target))}: {exc.strerror or exc}", title="Screenshot not saved",
+                        severity="error", markup=False)
+            return None
+        self.notify(f"Saved to {short_path(str(target))}", title="Screenshot", markup=False)
+        return str(target)
 
     # -- keys ----------------------------------------------------------------------------
 
