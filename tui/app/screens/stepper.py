@@ -46,6 +46,7 @@ from tui.app.widgets.response_view import ResponseView
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
+from tui.core.jsonio import atomic_write
 from tui.core.paths import short_path
 from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
@@ -61,6 +62,9 @@ from tui.core.view.run_view import RunView
 from tui.core.words import counted
 from tui.formats.follow import Following
 
+#: The largest body ``y`` sends through OSC 52: terminals and tmux refuse or cut larger ones (xterm's
+#: and tmux's buffers are around a megabyte of base64); a larger body is offered as a file instead.
+OSC52_LIMIT = 1_000_000
 #: Seconds without a step before the background analyses go on.
 IDLE = 0.3
 
@@ -524,12 +528,39 @@ class StepperScreen(FittedFooter, Screen):
         self.post_message(events.CopyReady(index, body.decode("utf-8", "surrogateescape")))
 
     def on_copy_ready(self, event: events.CopyReady) -> None:
-        self.app.copy_to_clipboard(event.text)
-        size = len(event.text.encode("utf-8", "surrogatepass"))
-        note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
+        body = event.text.encode("utf-8", "surrogateescape")
         wording = request_at(self.view.run, event.index).wording
-        self.notify(f"Copied the request body for message {event.index} ({wording}): {size:,} bytes, via OSC 52{note}",
+        if len(body) > OSC52_LIMIT:  # not sent: a terminal would drop or cut it, and "Copied" would be a lie
+            self._offer_file(event.index, body, wording)
+            return
+        self.app.copy_to_clipboard(event.text)
+        self.notify(f"Copied the request body for message {event.index} ({wording}): {len(body):,} bytes, via OSC 52",
                     title="Copied", markup=False)
+
+    def _offer_file(self, index: int, body: bytes, wording: str) -> None:
+        """A body too large for OSC 52: say so, and write it to a file the user names instead (never the run's)."""
+        def answer(value: str | None) -> None:
+            if not value or not value.strip():
+                self.notify("Not copied and not written.", timeout=3, markup=False)
+                return
+            path = os.path.abspath(os.path.expanduser(value.strip()))
+            if path == os.path.abspath(self.view.run.source.path):
+                self.notify("That is the run's own file: input files are never written.", severity="error",
+                            markup=False)
+                return
+            try:
+                atomic_write(path, body)
+            except OSError as exc:
+                self.notify(f"{short_path(path)}: {exc.strerror or exc}", title="Not written", severity="error",
+                            markup=False)
+                return
+            self.notify(f"Wrote the request body for message {index} ({wording}): {len(body):,} bytes to "
+                        f"{short_path(path)}", title="Written", markup=False)
+
+        self.app.push_screen(PromptScreen(
+            f"The request body for message {index} is {len(body):,} bytes, more than OSC 52 carries "
+            f"({OSC52_LIMIT:,}): nothing was copied. Write it to a file? (Enter writes, Escape cancels)",
+            value=f"turnscope-request-{index}.json"), answer)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "match":
