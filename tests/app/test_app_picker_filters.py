@@ -88,3 +88,14 @@ async def test_the_run_list_filters_sorts_by_reward_and_opens_the_run_shown(tmp_
         await settle(pilot)
         assert isinstance(app.screen, StepperScreen)
         assert app.screen.view.run.source.run_index == chosen[0]
+
+
+def test_a_sessions_count_is_the_messages_of_the_run_it_opens(realruns):
+    from pathlib import Path
+
+    from tui.app.sources import describe_session
+
+    for name in ("spotter__short.jsonl", "ccviewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+                 "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"):
+        count, _ = describe_session(Path(realruns / name))
+        assert count == len(load_runs(str(realruns / name))[0].messages), name

@@ -162,23 +162,23 @@ def _head_records(path: Path, needles: tuple[bytes, ...]) -> Iterator[Any]:
 
 
 def describe_session(path: Path) -> tuple[int, str]:
-    """(message count, first words the user wrote) of a Claude Code session file."""
-    count, words, assistant_ids = 0, "", set()
+    """(message count, first words the user wrote) of a Claude Code session file. Counted as the loader
+    builds messages: consecutive lines of one role are one message (an answer written a block per line,
+    tool results written one per line), sidechain lines and API error lines are not messages."""
+    count, words, last = 0, "", None
     for record in _head_records(path, (b'"type":"user"', b'"type":"assistant"')):
-        if not isinstance(record, dict) or record.get("isSidechain"):
+        if not isinstance(record, dict) or record.get("isSidechain") or record.get("isApiErrorMessage"):
+            continue
+        kind = record.get("type")
+        if kind not in ("user", "assistant"):
             continue
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
-        if record.get("type") == "assistant":
-            ident = message.get("id")
-            if ident not in assistant_ids or ident is None:
-                assistant_ids.add(ident)
-                count += 1
-        elif record.get("type") == "user":
-            count += 1
-            if not words and not record.get("isMeta"):
-                text = first_text(message.get("content"))
-                if text and not text.lstrip().startswith("<"):
-                    words = " ".join(text.split())[:100]
+        if kind != last:
+            count, last = count + 1, kind
+        if kind == "user" and not words and not record.get("isMeta"):
+            text = first_text(message.get("content"))
+            if text and not text.lstrip().startswith("<"):
+                words = " ".join(text.split())[:100]
     return count, words
 
 
