@@ -4,6 +4,7 @@ when the list was the first screen: Escape never quits)."""
 from __future__ import annotations
 
 import os
+from datetime import timezone
 
 from rich.text import Text
 from textual import getters
@@ -56,7 +57,8 @@ class RunListScreen(Screen):
         holds = f" holds {len(self.runs)} runs · choose one"
         if self.filter:
             holds += f" · filter {one_line(self.filter)!r}: {len(self.shown())} shown"
-        holds += f" · sorted by {self.order}{' (lowest first)' * (self.order == 'score')} (o)"
+        if self.order != ORDERS[0]:  # the file's order needs no word (the footer shows o Sort)
+            holds += f" · sorted by {self.order}{' (lowest first)' * (self.order == 'score')} (o)"
         path = self.path if len(self.path + holds) <= self.app.size.width - 2 else os.path.basename(self.path)
         title = Text.assemble((one_line(path), "bold"), holds)
         return title
@@ -82,7 +84,7 @@ class RunListScreen(Screen):
             facts = f"  {messages} message{'s' * (messages != 1)}, {calls} model call{'s' * (calls != 1)}"
             when, scored = began(run), score_text(run)
             if when is not None:
-                facts += " · " + when.strftime("%Y-%m-%d %H:%M")
+                facts += " · " + when.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
             if scored is not None:
                 facts += " · " + one_line(scored)
             prompt = Text.assemble((f"run {k}", "bold"), (facts, palette.DIM), "\n    ", title)

@@ -88,9 +88,10 @@ class StepperScreen(FittedFooter, Screen):
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5), or what its model call returned and when (6). + and - move the split between them, f zooms the focused side "
-            "to the whole screen (f again: both). D diffs the run against another file. b edits the request "
-            "at N and re-runs the model from there (a branch); B lists the run's branches.")
+            "what each request cost in tokens (5), or what its model call returned and when (6). + and - move "
+            "the split between them, f zooms the focused side to the whole screen (f again: both). D diffs the "
+            "run against another file. b edits the request at N and re-runs the model from there (a branch); "
+            "B lists the run's branches. ctrl+o goes back after a jump, & filters the list.")
     BINDINGS = keys.STEPPER
     FOOTER_DROP = keys.STEPPER_FOOTER_DROP
     COMMANDS = {GoToProvider, DiffProvider, ShareProvider}
