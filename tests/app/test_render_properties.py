@@ -19,7 +19,7 @@ from rich.text import Text
 from runbuild import assistant, run_of, text, user
 from tui.app.render.blocks import INDENT, message_parts, text_part
 from tui.app.render.diffparts import SEPARATOR, SIDE, STACKED, PairPart
-from tui.app.render.lines import Document, Rows, display, wrap_offsets
+from tui.app.render.lines import PartLayout, Rows, display, wrap_offsets
 from tui.core.view.run_view import RunView
 from tui.app.screens.side_by_side import GAP, Paired
 from tui.app.widgets.message_list import MessageList
@@ -155,7 +155,7 @@ def test_side_by_side_rows_keep_both_sides_whole(left_text, right_text, needle, 
     right = turn_parts(3, assistant(text(needle + right_text)), "branch call 1", {(3, 0)})
     part = Paired(left, right, ("message", 3))
     half = (width - len(GAP)) // 2
-    left_doc, right_doc = Document(left, half), Document(right, width - len(GAP) - half)
+    left_doc, right_doc = PartLayout(left, half), PartLayout(right, width - len(GAP) - half)
     rows = [part.marked(k, width, [(needle, MARK, True)]) for k in range(part.count(width))]
     for k, row in enumerate(rows):
         assert row.cell_len <= width
@@ -207,5 +207,5 @@ def test_message_parts_never_draw_past_narrow_widths():
                          "input": {"query": "还没到 " * 20}}, text("👨\u200d👩\u200d👧 " * 40))
     parts = message_parts(0, message, {(0, 0), (0, 1)})
     for width in range(10, 80):
-        doc = Document(parts, width)
+        doc = PartLayout(parts, width)
         assert all(doc.row(y).cell_len <= width for y in range(len(doc))), width

@@ -12,14 +12,14 @@ import orjson
 
 from runbuild import assistant, result, use, user
 from tui.app.render.blocks import message_parts
-from tui.app.render.lines import Document
+from tui.app.render.lines import PartLayout
 from tui.core.run import Run
 from tui.formats import open_run
 
 
 
 def rows_of(message, opened=frozenset(), width=100, i=1) -> list[str]:
-    doc = Document(message_parts(i, message, set(opened)), width)
+    doc = PartLayout(message_parts(i, message, set(opened)), width)
     return [doc.row(y).plain for y in range(len(doc))]
 
 

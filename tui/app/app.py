@@ -70,6 +70,9 @@ class TurnscopeApp(App):
         self.branch_data_dir: str | None = None
         #: Where the palette's screenshot goes: the first folder that exists, else the last made (tests set it).
         self.screenshot_dirs: tuple[Path, ...] | None = None
+        #: The user's keymap (binding id -> keys), as given to ``set_keymap``: the help lists the keys it sets
+        #: (Textual keeps its copy private).
+        self.keymap: dict[str, str] = dict(keymap or {})
         if keymap:
             self.set_keymap(keymap)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 
 from tui.commands.common import out, write_bytes
-from tui.commands.show import _block_lines
+from tui.commands.block_text import block_lines
 from tui.core import jsonio
 from tui.core.branch.events import Event, Finished, ToolResolved, TurnSaved
 from tui.core.branch.outcome import WHY, kept_answers
@@ -19,6 +19,8 @@ from tui.core.branch.runner import Branch
 from tui.core.trouble import say
 
 class Printer:
+    """What ``turnscope branch`` prints as the runner goes: a line per event, or JSON lines with ``--json``."""
+
     def __init__(self, branch: Branch, resolver: str, as_json: bool):
         self.branch = branch
         self.resolver = resolver
@@ -59,7 +61,7 @@ class Printer:
             out(f"[{event.index}] user · tool results")
         content = event.message.get("content")
         for block in content if isinstance(content, list) else [{"type": "text", "text": str(content)}]:
-            for line in _block_lines(block):
+            for line in block_lines(block):
                 out("    " + line)
             if call is None and isinstance(block, dict) and block.get("tool_use_id") in self.via:
                 out(f"      answered by {self.via[block['tool_use_id']]}")

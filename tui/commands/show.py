@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.commands.block_text import CONTINUE, block_text
 from tui.commands.common import add_file_options, open_from_args, out_lines, write_bytes
 from tui.commands.helptext import HelpFormatter
 from tui.core import jsonio
@@ -22,12 +23,11 @@ from tui.core.grammar.recorded import returned_differs
 from tui.core.prefix import RequestAt, request_at
 from tui.core.producers import MODEL, producers
 from tui.core.request_headers import header_lines
-from tui.core.run import Run, block_type
+from tui.core.run import Run
 from tui.formats.sidecar import CONTEXT_KEY
 from tui.core.words import counted
 
 PARAM_KEYS = ("model", "max_tokens", "temperature", "top_p", "top_k", "tool_choice", "thinking", "stop_sequences")
-CONTINUE = "      "  # continuation lines of a block, under its first line
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -209,58 +209,5 @@ def _message_lines(i: int, message: Any, label: str, r: Run, note: str = "") -> 
         for b, block in enumerate(content):
             if b in marks:
                 lines.append(f"    + {marks[b]}:")
-            lines.append("    " + _block_text(block, "\n    " + CONTINUE))
+            lines.append("    " + block_text(block, "\n    " + CONTINUE))
     return lines
-
-
-def _block_lines(block: Any) -> list[str]:
-    """One block as lines: the first names the block, the rest are indented under it."""
-    return _block_text(block, "\n" + CONTINUE).split("\n")
-
-
-def _indented(text: str, cont: str) -> str:
-    return text.replace("\n", cont) if "\n" in text else text
-
-
-def _result_part(block: Any) -> str:
-    """One block inside a tool_result: its text, a placeholder for media, else its type and raw JSON."""
-    kind = block_type(block)
-    if kind == "text" and isinstance(block.get("text"), str):
-        return block["text"]
-    if kind in ("image", "document"):
-        return f"[{kind} block]"
-    return f"{kind}: {_json(block)}"
-
-
-def _block_text(block: Any, cont: str) -> str:
-    """One block as text; ``cont`` is a newline plus the indentation of continuation lines."""
-    kind = block_type(block)
-    if not isinstance(block, dict):
-        return f"{kind} {_json(block)}"
-    if kind == "text" and isinstance(block.get("text"), str):
-        return "text: " + _indented(block["text"], cont)
-    if kind == "tool_use":
-        return f"tool_use {block.get('id')} {block.get('name')} {_json(block.get('input'))}"
-    if kind == "tool_result":
-        mark = " is_error" if block.get("is_error") else ""
-        content = block.get("content")
-        if isinstance(content, str):
-            text = content
-        elif isinstance(content, list):
-            text = "\n".join(_result_part(b) for b in content)
-        else:
-            text = "" if content is None else _json(content)
-        return f"tool_result {block.get('tool_use_id')}{mark}: " + _indented(text, cont)
-    if kind == "thinking":
-        thought = block.get("thinking")
-        if isinstance(thought, str) and thought.strip():
-            return "thinking: " + _indented(thought, cont)
-        return f"thinking: (not returned by the provider; signature {len(str(block.get('signature') or ''))} chars)"
-    if kind == "redacted_thinking":
-        return (f"redacted_thinking: (thinking not returned by the provider; "
-                f"data {len(str(block.get('data') or ''))} chars)")
-    if kind in ("image", "document"):
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
-        size = len(str(source.get("data") or source.get("url") or ""))
-        return f"[{kind} {source.get('media_type', source.get('type', ''))}, {size} chars of source]"
-    return f"{kind}: {_json(block)}"

@@ -19,7 +19,8 @@ from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.prefix import check_index
 from tui.core.producers import producers
-from tui.core.provenance import NOT_IN_PREFIX, TOOL_USE_TYPES, Provenance, Trace, not_found
+from tui.core.blocks import TOOL_USE_TYPES
+from tui.core.provenance import NOT_IN_PREFIX, Provenance, Trace, not_found
 from tui.core.run import Run, blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import json_preview

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from tui.core import blocks
 from tui.core.run import Run, block_type, blocks_of
 
 #: Keys whose values are opaque to a reader and must survive byte-exact (never scanned, never redacted),
@@ -21,8 +22,8 @@ from tui.core.run import Run, block_type, blocks_of
 OPAQUE_KEYS = frozenset({"signature", "data", "encrypted_content", "encrypted_index", "id", "tool_use_id",
                          "type", "media_type", "cache_control", "request_id", "parent_hash", "hash"})
 NOTHING = frozenset()
-#: Blocks whose ``input`` is the model's text, key for key.
-TOOL_USE_TYPES = frozenset({"tool_use", "server_tool_use"})
+#: Blocks whose ``input`` is the model's text, key for key (every tool call, ``tui.core.blocks``).
+TOOL_USE_TYPES = frozenset(blocks.TOOL_USE_TYPES)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def _block_places(i: int, j: int, block: Any) -> Iterator[Place]:
         return
     if kind == "redacted_thinking":
         return
-    if kind in ("tool_use", "server_tool_use"):
+    if blocks.is_tool_use(kind):
         for path, text in strings(block.get("input"), "", NOTHING):
             yield Place(i, j, f"tool input {path}" if path else "tool input", text, kind)
         return
@@ -79,7 +80,7 @@ def _block_places(i: int, j: int, block: Any) -> Iterator[Place]:
             for _, text in strings(content):
                 yield Place(i, j, "tool result", text, kind)
         return
-    if kind in ("image", "document"):
+    if blocks.is_media(kind):
         return
     for path, text in strings(block):
         yield Place(i, j, f"{kind} {path}", text, kind)

@@ -34,6 +34,7 @@ from typing import Iterator
 
 import orjson
 
+from tui.core.blocks import is_tool_use
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import describe_block, json_preview
@@ -219,7 +220,7 @@ def _block_changes(i: int, j: int, x: Any, y: Any) -> list[Change]:
         out.append(Change(i, j, "text_changed", x.get("text"), y.get("text"), ".text"))
     elif kind_x == "thinking":
         out.append(Change(i, j, "thinking_changed", x.get("thinking"), y.get("thinking"), ".thinking"))
-    elif kind_x in ("tool_use", "server_tool_use", "mcp_tool_use"):
+    elif is_tool_use(kind_x):
         if x.get("name") != y.get("name"):
             out.append(Change(i, j, "tool_name_changed", x.get("name"), y.get("name"), ".name"))
         if x.get("id") != y.get("id"):

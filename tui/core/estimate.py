@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.blocks import is_tool_result, is_tool_use, thinking_enabled
 
 #: Pieces: letter runs (split at lower->upper case changes), digit runs, punctuation runs, whitespace.
 _PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+|[^\w\s]+|_+|\s+")
@@ -136,10 +137,10 @@ def block_tokens(block: Any, carry_thinking: bool = True) -> float:
     if kind == "text":
         text = block.get("text")
         return BLOCK_BASE + (text_tokens(text) if isinstance(text, str) else 0)
-    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+    if is_tool_use(kind):
         return (TOOL_USE_BASE + text_tokens(str(block.get("name", ""))) + text_tokens(str(block.get("id", "")))
                 + value_tokens(block.get("input", {})))
-    if kind == "tool_result" or (isinstance(kind, str) and kind.endswith("_tool_result")):
+    if is_tool_result(kind):
         content = block.get("content")
         inner = 0.0
         if isinstance(content, list):
@@ -205,8 +206,7 @@ def thinking_carried(messages: list[Any]) -> list[bool]:
 
 def fixed_tokens(body: dict[str, Any]) -> float:
     """What rides in every request besides the messages: base, system prompt, tool schemas."""
-    thinking = body.get("thinking")
-    hidden = THINKING_PROMPT if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive") else 0
+    hidden = THINKING_PROMPT if thinking_enabled(body) else 0
     return (REQUEST_BASE + hidden + system_tokens(body.get("system"))
             + tools_tokens(body.get("tools"), body.get("tool_choice")))
 

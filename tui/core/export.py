@@ -30,6 +30,7 @@ from tui.core.grammar import check_run
 from tui.core.grammar.findings import Finding, sort_findings
 from tui.core.prefix import request_at
 from tui.core.producers import producers
+from tui.core.blocks import is_media, is_tool_use, media_description
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import visible
 
@@ -49,6 +50,8 @@ class Part:
 
 @dataclass
 class MessageDoc:
+    """One message of the review: its title, its blocks as parts, its findings and what its request cost."""
+
     index: int
     title: str  # "[3] user · loop"
     parts: list[Part]
@@ -57,7 +60,10 @@ class MessageDoc:
 
 
 @dataclass
-class Document:
+class Review:
+    """The review of a run that ``export`` writes as HTML or Markdown: header, findings, messages, the request
+    at N, the branch lineage, what was redacted."""
+
     title: str
     header: list[str]
     findings: list[str]  # about the whole request, not one message
@@ -104,8 +110,8 @@ def _result_text(content: Any) -> str:
             kind = block_type(block)
             if kind == "text" and isinstance(block.get("text"), str):
                 out.append(visible(block["text"]))
-            elif kind in ("image", "document"):
-                out.append(f"[{kind} block]")
+            elif is_media(kind):
+                out.append(visible(media_description(block)))
             else:
                 out.append(_json(block))
         return "\n".join(out)
@@ -119,7 +125,7 @@ def block_part(block: Any) -> Part:
         return Part(visible(kind), _json(block))
     if kind == "text" and isinstance(block.get("text"), str):
         return Part("text", visible(block["text"]))
-    if kind in ("tool_use", "server_tool_use"):
+    if is_tool_use(kind):
         return Part(visible(f"{kind} {block.get('name')} · {block.get('id')}"), _input_fields(block.get("input")))
     if kind == "tool_result":
         mark = " · is_error" if block.get("is_error") else ""
@@ -132,11 +138,8 @@ def block_part(block: Any) -> Part:
                                 "characters, kept exact)")
     if kind == "redacted_thinking":
         return Part("redacted_thinking", f"(data {len(str(block.get('data') or ''))} characters, kept exact)")
-    if kind in ("image", "document"):
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
-        size = len(str(source.get("data") or source.get("url") or ""))
-        return Part(kind, visible(f"[{kind} {source.get('media_type', source.get('type', ''))}, {size} characters "
-                                  "of source]"))
+    if is_media(kind):
+        return Part(kind, visible(media_description(block)))
     return Part(visible(kind), _json(block))
 
 
@@ -164,7 +167,7 @@ def _tokens(run: Run) -> tuple[list[str], dict[int, str]]:
     return head, per
 
 
-def build(run: Run, *, at: int | None = None, parent: Run | None = None, redacted: list[str] | None = None) -> Document:
+def build(run: Run, *, at: int | None = None, parent: Run | None = None, redacted: list[str] | None = None) -> Review:
     """The document for ``run`` (already redacted when it had to be; ``redacted`` lists what was)."""
     findings = sort_findings([*check_run(run), *content_findings(run)])
     source = run.source
@@ -196,7 +199,7 @@ def build(run: Run, *, at: int | None = None, parent: Run | None = None, redacte
         if isinstance(message, dict) and not isinstance(message.get("content"), (str, list)):
             parts = [Part("content", _json(message.get("content")))]
         messages.append(MessageDoc(i, title, parts, by_index.get(i, []), per_message.get(i)))
-    doc = Document(visible(f"turnscope: {where}"), header, top, messages, redacted=list(redacted or []))
+    doc = Review(visible(f"turnscope: {where}"), header, top, messages, redacted=list(redacted or []))
     if at is not None:
         doc.request = _request_parts(run, at)
     if run.lineage is not None:
@@ -285,7 +288,7 @@ def _parts_html(parts: list[Part]) -> list[str]:
     return [f"<h3>{_e(p.heading)}</h3><pre>{_e(p.body)}</pre>" for p in parts]
 
 
-def html(doc: Document) -> bytes:
+def html(doc: Review) -> bytes:
     out = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
            f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
            '<meta name="referrer" content="no-referrer">',
@@ -346,7 +349,7 @@ def _parts_md(parts: list[Part]) -> list[str]:
     return out
 
 
-def markdown(doc: Document) -> bytes:
+def markdown(doc: Review) -> bytes:
     out = [f"# {md_inline(doc.title)}", ""]
     out += [f"- {md_inline(line)}" for line in doc.header] + [""]
     if doc.redacted:
@@ -374,7 +377,7 @@ def markdown(doc: Document) -> bytes:
     return ("\n".join(out) + "\n").encode("utf-8", "surrogatepass")
 
 
-def render(doc: Document, fmt: str) -> bytes:
+def render(doc: Review, fmt: str) -> bytes:
     return html(doc) if fmt == HTML else markdown(doc)
 
 

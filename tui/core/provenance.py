@@ -29,10 +29,10 @@ from typing import Any
 
 import orjson
 
+from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.run import Run, blocks_of
 from tui.core.valueindex import Place, Scope, index_fixed, index_messages, number_key, walk
 
-TOOL_USE_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 NOT_IN_PREFIX = "not in the prefix: produced by the model"
 #: What an untraced value is when the source did not record what rides beside the messages: it may be there.
 NOT_FOUND_UNRECORDED = "not found in the messages (the system prompt and tools were not recorded)"

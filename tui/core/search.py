@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tui.core import jsonio
+from tui.core.blocks import is_tool_use
 from tui.core.run import Run, blocks_of
 
 
@@ -24,7 +25,7 @@ def block_text(block: Any) -> str:
         return block["text"]
     if kind == "thinking" and isinstance(block.get("thinking"), str):
         return block["thinking"]
-    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+    if is_tool_use(kind):
         return f"{block.get('name')} {block.get('id')} {jsonio.dumps(block.get('input')).decode('utf-8', 'replace')}"
     if kind == "tool_result":
         content = block.get("content")

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tui.core.content import NOTHING, OPAQUE_KEYS, TOOL_USE_TYPES, text_places
+from tui.core.blocks import TOOL_USE_TYPES
+from tui.core.content import NOTHING, OPAQUE_KEYS, text_places
 from tui.core.grammar.findings import Finding
 from tui.core.grammar.rules import WARNING
 from tui.core.run import Run
@@ -51,7 +52,7 @@ _RUN = b"a" * 16
 #: How an opaque value begins in a run's JSON, as orjson writes a block (in its stored key order): a
 #: tool_use's id, a tool_result's tool_use_id, redacted thinking's data, media data. Its token run is
 #: skipped; any other (a signature, an input field named ``id``) is scanned, at worst for nothing.
-_OPAQUE_OPENINGS = (b'"tool_use","id":"', b'"server_tool_use","id":"', b'"tool_result","tool_use_id":"',
+_OPAQUE_OPENINGS = (*(b'"%s","id":"' % kind.encode() for kind in TOOL_USE_TYPES), b'"tool_result","tool_use_id":"',
                     b'"redacted_thinking","data":"')
 _MEDIA_DATA = b'","data":"'
 _MEDIA = b'"media_type":"'

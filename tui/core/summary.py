@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core import jsonio
-from tui.core.run import block_type, blocks_of
+from tui.core.blocks import CLIENT_TOOL_USE, TOOL_RESULT, preview
+from tui.core.blocks import block_summary as describe_block
+from tui.core.run import blocks_of
 
-
-def preview(text: str, width: int = 60) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+__all__ = ["describe_block", "describe_message", "json_preview", "preview", "tool_results", "tool_uses"]
 
 
 def json_preview(value: Any, width: int = 40) -> str:
@@ -27,37 +26,13 @@ def json_preview(value: Any, width: int = 40) -> str:
 
 
 def tool_uses(message: Any) -> list[dict[str, Any]]:
-    return [b for b in blocks_of(message) if isinstance(b, dict) and b.get("type") == "tool_use"]
+    """The message's calls the caller answers (``tool_use``; the server-run ones answer themselves)."""
+    return [b for b in blocks_of(message) if isinstance(b, dict) and b.get("type") == CLIENT_TOOL_USE]
 
 
 def tool_results(message: Any) -> list[dict[str, Any]]:
-    return [b for b in blocks_of(message) if isinstance(b, dict) and b.get("type") == "tool_result"]
-
-
-def describe_block(block: Any, width: int = 40) -> str:
-    """One phrase for a block: ``text "…"``, ``tool_use get_order``, ``result toolu_1 ERROR``."""
-    kind = block_type(block)
-    if not isinstance(block, dict):
-        return kind
-    if kind == "text":
-        text = block.get("text")
-        return f'"{preview(text, width)}"' if isinstance(text, str) else "text"
-    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
-        return f"{kind} {block.get('name')}"
-    if kind == "tool_result":
-        mark = " ERROR" if block.get("is_error") else ""
-        return f"result {block.get('tool_use_id')}{mark}"
-    if kind == "thinking":
-        thought = block.get("thinking")
-        if isinstance(thought, str) and thought.strip():
-            return f"thinking ({len(thought)} chars)"
-        return "thinking (not returned)"
-    if kind == "redacted_thinking":
-        return "redacted thinking"
-    if kind in ("image", "document"):
-        source = block.get("source") if isinstance(block.get("source"), dict) else {}
-        return f"{kind} {source.get('media_type', '')}".rstrip()
-    return kind
+    """The message's answers to the caller's calls (``tool_result``)."""
+    return [b for b in blocks_of(message) if isinstance(b, dict) and b.get("type") == TOOL_RESULT]
 
 
 def describe_message(message: Any, width: int = 40) -> str:

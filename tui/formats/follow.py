@@ -44,6 +44,8 @@ class Update:
 
 
 class Appender(Protocol):
+    """Reads a followed file's new lines (``feed``) and gives the runs they make so far (``runs``)."""
+
     def feed(self, number: int, value: Any) -> None: ...
     def runs(self) -> list[Run]: ...
 

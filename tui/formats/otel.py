@@ -108,6 +108,8 @@ def load(doc: Document) -> list[Run]:
 
 
 class Span:
+    """One OpenTelemetry span as read from the file: ids, name, times, attributes and whether it failed."""
+
     __slots__ = ("trace", "id", "parent", "name", "start", "end", "attrs", "error")
 
     def __init__(self, trace: str, span_id: str, parent: str | None, name: str, start: int, end: int,

@@ -17,6 +17,7 @@ from rich.text import Text
 from tui.app.render import styles as palette
 from tui.app.render.lines import BIG, Part, Rows, Wrapped, display
 from tui.core import jsonio
+from tui.core.blocks import is_media, is_tool_result, is_tool_use, media_description, size_text
 from tui.core.run import block_type, blocks_of
 from tui.core.safe import one_line
 
@@ -32,14 +33,6 @@ def _head(label: str, style: str = palette.LABEL) -> Text:
 
 def _pad() -> Text:
     return Text(" " * INDENT)
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:,} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
-        n /= 1000
-    return ""
 
 
 def _json(value: Any) -> str:
@@ -60,20 +53,9 @@ def text_part(text: str, head: Text, target: tuple, open_: bool, rows: int, styl
                    cut=len(text) > cap, note=note, target=target)
 
 
-def placeholder(kind: str, block: dict) -> str:
-    source = block.get("source") if isinstance(block.get("source"), dict) else {}
-    media = source.get("media_type") or source.get("type") or "unknown type"
-    if isinstance(source.get("data"), str):
-        size = f"{_size(len(source['data']) * 3 // 4)} (base64)" if source.get("type") == "base64" \
-            else f"{len(source['data']):,} characters"
-    elif source.get("url"):
-        size = "url " + str(source["url"])[:120]
-    elif source.get("file_id"):
-        size = "file " + str(source["file_id"])
-    else:
-        size = "no data"
-    title = f" · {block['title']}" if isinstance(block.get("title"), str) else ""
-    return one_line(f"[{kind} · {media} · {size}{title}]")
+def placeholder(block: dict) -> str:
+    """An image or a document as one safe line (``tui.core.blocks.media_description``)."""
+    return one_line(media_description(block))
 
 
 #: A JSON value bigger than this is shown as its text (wrapped lazily), not as a tree of fields.
@@ -136,7 +118,7 @@ def field_parts(value: Any, *, i: int, b: int, opened: set, rows: int, target: t
                                    path=where)
         elif payload(label, item):
             fold = ("field", i, b, where)
-            note = f" ‹{_size(len(item))}{' base64' if _BASE64.fullmatch(item) else ''} · enter: "
+            note = f" ‹{size_text(len(item))}{' base64' if _BASE64.fullmatch(item) else ''} · enter: "
             if _flip(opened, i, b, where):
                 out.append(Rows([key + Text(note + "fold›", palette.DIM)], fold))
                 out.append(Wrapped(display(item), head=Text(" " * (pad + 2)), indent=pad + 2, style=palette.DIM,
@@ -198,7 +180,7 @@ def block_parts(i: int, b: int, block: Any, opened: set, rows: int) -> list[Part
         return [text_part(_json(block), _head(one_line(kind)), target, open_, rows)]
     if kind == "text" and isinstance(block.get("text"), str):
         return [text_part(block["text"], _head("text"), target, open_, rows)]
-    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+    if is_tool_use(kind):
         head = Text.assemble(_head(kind), (one_line(str(block.get("name"))), "bold"), "  ",
                              (one_line(str(block.get("id"))), palette.DIM))
         tool_input = block.get("input")
@@ -206,7 +188,7 @@ def block_parts(i: int, b: int, block: Any, opened: set, rows: int) -> list[Part
             fields = field_parts(tool_input, i=i, b=b, opened=opened, rows=rows, target=target)
             return [Rows([head], target), *_capped(fields, open_, rows, target)]
         return [Rows([head], target), text_part(_json(tool_input), _pad(), target, open_, rows, palette.CODE)]
-    if kind == "tool_result" or kind.endswith("_tool_result"):
+    if is_tool_result(kind):
         return _result_parts(kind, block, target, open_, opened, i, b, rows)
     if kind == "thinking":
         thought = block.get("thinking")
@@ -219,8 +201,8 @@ def block_parts(i: int, b: int, block: Any, opened: set, rows: int) -> list[Part
         data = len(str(block.get("data") or ""))
         return [Rows([Text.assemble(_head("thinking"), ("thinking not returned by the provider", palette.NOTE),
                                     f" (redacted_thinking, data {data:,} characters)")], target)]
-    if kind in ("image", "document"):
-        return [Rows([Text.assemble(_head(kind), (placeholder(kind, block), palette.DIM))], target)]
+    if is_media(kind):
+        return [Rows([Text.assemble(_head(kind), (placeholder(block), palette.DIM))], target)]
     return [text_part(_json(block), _head(one_line(kind)), target, open_, rows, palette.CODE)]
 
 
@@ -237,8 +219,8 @@ def _result_parts(kind: str, block: dict, target: tuple, open_: bool, opened: se
             sub_kind = block_type(sub)
             if isinstance(sub, dict) and sub_kind == "text" and isinstance(sub.get("text"), str):
                 parts += _tree_or_text(sub["text"], _pad(), target, open_, i, b, opened, rows)
-            elif isinstance(sub, dict) and sub_kind in ("image", "document"):
-                parts.append(Rows([_pad() + Text(placeholder(sub_kind, sub), palette.DIM)], target))
+            elif isinstance(sub, dict) and is_media(sub_kind):
+                parts.append(Rows([_pad() + Text(placeholder(sub), palette.DIM)], target))
             else:
                 parts.append(text_part(_json(sub), _pad(), target, open_, rows, palette.CODE))
     elif isinstance(content, dict) and content and len(_json(content)) <= TREE_LIMIT:

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from tui.app.render import styles as palette
 from tui.app.render.blocks import message_parts
-from tui.app.render.lines import Document, Part, Rows, Target, wrap_text
+from tui.app.render.lines import PartLayout, Part, Rows, Target, wrap_text
 from tui.core.diff import Change
 from tui.core.safe import one_line
 from tui.core.view.run_view import summary_of
@@ -114,8 +114,8 @@ class PairPart(Part):
             rows = [row]
         elif self.mode == SIDE:
             half = max((width - len(SEPARATOR)) // 2, 2)
-            left = Document(side_parts(i, x, sign, "B"), half)
-            right = Document(side_parts(k, y, sign, "A"), half)
+            left = PartLayout(side_parts(i, x, sign, "B"), half)
+            right = PartLayout(side_parts(k, y, sign, "A"), half)
             rows = []
             for r in range(max(len(left), len(right))):
                 rows.append(Text.assemble(self._cell(left, r, half, self.needles_a), (SEPARATOR, palette.DIM),
@@ -124,7 +124,7 @@ class PairPart(Part):
             rows = []
             for label, doc_parts, needles in (("A", side_parts(i, x, sign, "B"), self.needles_a),
                                               ("B", side_parts(k, y, sign, "A"), self.needles_b)):
-                doc = Document(doc_parts, max(width - 5, 2))  # " A │ " takes 5 cells
+                doc = PartLayout(doc_parts, max(width - 5, 2))  # " A │ " takes 5 cells
                 for r in range(len(doc)):
                     rows.append(Text.assemble((f" {label} │ " if r == 0 else "   │ ", palette.DIM),
                                               self._cell(doc, r, None, needles)))
@@ -136,7 +136,7 @@ class PairPart(Part):
         return rows
 
     @staticmethod
-    def _cell(doc: Document, r: int, width: int | None, needles: set[str]) -> Text:
+    def _cell(doc: PartLayout, r: int, width: int | None, needles: set[str]) -> Text:
         """Row ``r`` of one side, the changed values marked (on every row a wrap spread them over), padded to
         ``width``: the side was laid out at that width, so nothing is cut."""
         text = doc.marked(r, [(n, palette.SOURCE, True) for n in sorted(needles)]) if r < len(doc) else Text("")

@@ -377,7 +377,7 @@ class Wrapped(Part):
         return mark_piece(text, self.text, start, end, offset, marks)
 
 
-class Document:
+class PartLayout:
     """Parts laid out at one width: row ``y`` maps to (part, row within it) by bisection."""
 
     def __init__(self, parts: list[Part], width: int):

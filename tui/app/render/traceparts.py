@@ -15,7 +15,8 @@ from rich.text import Text
 from tui.app.render import styles as palette
 from tui.app.render.lines import Part, Rows
 from tui.core import jsonio
-from tui.core.provenance import TOOL_USE_TYPES, Trace, not_found
+from tui.core.blocks import TOOL_USE_TYPES
+from tui.core.provenance import Trace, not_found
 from tui.core.run import blocks_of
 from tui.core.safe import one_line
 from tui.core.summary import preview

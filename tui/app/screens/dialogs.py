@@ -87,7 +87,7 @@ def help_text(screen: Screen) -> Text:
             sources.append(widget)
     text = Text()
     for node in sources:
-        rows = key_rows(node, app._keymap, app.get_key_display)
+        rows = key_rows(node, getattr(app, "keymap", None) or {}, app.get_key_display)
         about = getattr(type(node), "HELP", "")
         if not rows and not about:
             continue

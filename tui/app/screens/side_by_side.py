@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.blocks import FOLD_ROWS, OUTPUT_ROWS
-from tui.app.render.lines import Document, Mark, Part, Rows, Target
+from tui.app.render.lines import PartLayout, Mark, Part, Rows, Target
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts
 from tui.core.producers import producer_at
@@ -40,13 +40,13 @@ class Paired(Part):
     def __init__(self, left: list[Part], right: list[Part], target: Target) -> None:
         self.left, self.right, self.target = left, right, target
         self._width = -1
-        self._docs: tuple[Document, Document] | None = None
+        self._docs: tuple[PartLayout, PartLayout] | None = None
 
-    def _layout(self, width: int) -> tuple[Document, Document, int]:
+    def _layout(self, width: int) -> tuple[PartLayout, PartLayout, int]:
         half = max((width - len(GAP)) // 2, 2)
         if width != self._width or self._docs is None:
             self._width = width
-            self._docs = (Document(self.left, half), Document(self.right, max(width - len(GAP) - half, 2)))
+            self._docs = (PartLayout(self.left, half), PartLayout(self.right, max(width - len(GAP) - half, 2)))
         return self._docs[0], self._docs[1], half
 
     def count(self, width: int) -> int:

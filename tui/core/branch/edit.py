@@ -24,6 +24,7 @@ import jsonpatch
 
 from tui.core import jsonio
 from tui.core.branch import patch as patches
+from tui.core.blocks import is_tool_use
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import ERROR, Finding
 from tui.core.run import block_type
@@ -83,7 +84,7 @@ def describe(block: Any) -> str:
     kind = one_line(block_type(block))
     if not isinstance(block, dict):
         return kind
-    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
+    if is_tool_use(kind):
         return f"{kind} {one_line(str(block.get('name')))[:30]} {one_line(str(block.get('id')))[:24]}"
     if kind == "tool_result":
         return f"tool_result {one_line(str(block.get('tool_use_id')))[:24]}" + (" ERROR" if block.get("is_error") else "")

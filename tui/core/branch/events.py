@@ -58,6 +58,8 @@ class ApiFailure:
 
 @dataclass
 class StepStarted:
+    """The runner sends model call ``step`` of the branch, asking for message ``index``."""
+
     step: int  # 1-based model call of this branch
     index: int  # the message index the model is asked for
     model: str | None
@@ -65,6 +67,8 @@ class StepStarted:
 
 @dataclass
 class BlockStarted:
+    """A content block of the message being streamed began."""
+
     index: int  # message index being streamed
     block: int
     type: str  # text, tool_use, thinking, ...
@@ -73,6 +77,8 @@ class BlockStarted:
 
 @dataclass
 class Delta:
+    """A piece of a streamed block: text, thinking or a tool input's JSON."""
+
     index: int
     block: int
     kind: str  # "text", "thinking" or "input_json"
@@ -91,6 +97,8 @@ class TurnSaved:
 
 @dataclass
 class ToolCall:
+    """The model asked for a tool: the call a resolver answers."""
+
     index: int  # the assistant turn holding the call
     id: str
     name: str
@@ -99,6 +107,8 @@ class ToolCall:
 
 @dataclass
 class ToolResolved:
+    """A tool call was answered (or left unanswered), and by which resolver."""
+
     index: int
     id: str
     name: str
@@ -108,6 +118,8 @@ class ToolResolved:
 
 @dataclass
 class Finished:
+    """The runner stopped: why, after how many calls, the messages it appended and any API failure."""
+
     stop_reason: str
     steps: int  # model calls made by this run of the runner
     path: str

@@ -40,6 +40,8 @@ HEADLESS_SPECS = "recorded, stop or python:MODULE:FUNCTION"
 
 @dataclass
 class Resolution:
+    """A resolver's answer to a tool call: the result's content, whether it is an error, and who answered."""
+
     content: Any  # str, list of content blocks, or None (no content)
     is_error: bool = False
     via: str = ""
@@ -54,12 +56,17 @@ class Resolution:
 
 
 class Resolver(Protocol):
+    """Answers a tool call of a branch (``spec`` names it: ``recorded``, ``python``, ``manual``, ``stop``), or
+    None to stop."""
+
     spec: str
 
     async def resolve(self, call: ToolCall) -> Resolution | None: ...
 
 
 class StopResolver:
+    """Answers no call: the branch stops at the first tool call."""
+
     spec = "stop"
 
     async def resolve(self, call: ToolCall) -> Resolution | None:

@@ -10,6 +10,9 @@ from tui.core.grammar.rules import ERROR, RULES, WARNING
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing the grammar (or content) check found: its severity, rule, where (index, block), the API's
+    words and a likely cause."""
+
     severity: str
     rule: str
     index: int | None

@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tui.core.blocks import THINKING_TYPES, TOOL_USE_TYPES, thinking_enabled
 from tui.core.grammar.findings import Findings
 
 ROLES = ("user", "assistant")
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
-THINKING = ("thinking", "redacted_thinking")
-TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
 SERVER_RESULTS = {
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
@@ -125,7 +124,7 @@ def _content(out: Findings, i: int, message: dict[str, Any], role: Any, final: b
 
 def _block(out: Findings, i: int, b: int, kind: str, block: dict[str, Any], role: Any,
            seen_ids: set[str], content: list[Any], earlier: set[Any]) -> None:
-    if kind in TOOL_USES:
+    if kind in TOOL_USE_TYPES:
         block_id = block.get("id")
         if not isinstance(block_id, str) or not ID_PATTERN.match(block_id):
             out.add("tool_use_id_pattern", i, b, kind=f"{kind}.id", detail=f"id {block_id!r}")
@@ -186,7 +185,7 @@ def _tool_result(out: Findings, i: int, b: int, block: dict[str, Any], final: bo
 
 
 def _thinking_order(out: Findings, i: int, kinds: list[str | None]) -> None:
-    if kinds[0] not in THINKING:
+    if kinds[0] not in THINKING_TYPES:
         out.add("thinking_not_first", i, 0, kind=kinds[0])
     if kinds[-1] == "thinking":
         out.add("thinking_last_block", i, len(kinds) - 1)
@@ -197,11 +196,9 @@ def _prefill(out: Findings, i: int, content: list[Any], kinds: list[str | None],
     last = content[-1]
     if kinds[-1] == "text" and isinstance(last.get("text"), str) and last["text"] != last["text"].rstrip():
         out.add("final_assistant_trailing_whitespace", i, None if string else len(content) - 1)
-    thinking = params.get("thinking")
-    enabled = isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
-    if not enabled:
+    if not thinking_enabled(params):
         for b, kind in enumerate(kinds):
-            if kind in THINKING:
+            if kind in THINKING_TYPES:
                 out.add("thinking_disabled_final_assistant", i, b)
     model = params.get("model")
     if isinstance(model, str) and model.startswith(NO_PREFILL):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tui.core.blocks import thinking_enabled
 from tui.core.grammar.findings import Findings
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
@@ -76,9 +77,7 @@ def _tool_choice(out: Findings, params: dict[str, Any], names: set[str]) -> None
             out.add("tool_choice_invalid", None, None, detail="tool_choice type 'tool' needs a name")
         elif choice["name"] not in names:
             out.add("tool_choice_unknown_tool", None, None, detail=f"{choice['name']!r}")
-    thinking = params.get("thinking")
-    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive") \
-            and choice["type"] in ("any", "tool"):
+    if thinking_enabled(params) and choice["type"] in ("any", "tool"):
         out.add("tool_choice_forced_with_thinking", None, None)
 
 
@@ -108,8 +107,7 @@ def _cache_control(out: Findings, system: Any, tools: Any, messages: list[Any]) 
 
 def _thinking_in_loop(out: Findings, params: dict[str, Any], messages: list[Any]) -> None:
     """With thinking on, the assistant turn whose results end the request should start with thinking."""
-    thinking = params.get("thinking")
-    if not (isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")):
+    if not thinking_enabled(params):
         return
     if len(messages) < 2 or not isinstance(messages[-2], dict) or messages[-2].get("role") != "assistant":
         return

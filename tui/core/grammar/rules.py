@@ -20,6 +20,9 @@ WARNING = "warning"
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of the API's grammar: its slug, severity, summary, the API's own message and how sure we are
+    of it."""
+
     slug: str
     severity: str
     summary: str

@@ -18,7 +18,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from tui.core.provenance import TOOL_USE_TYPES, Provenance, Trace, Value
+from tui.core.blocks import TOOL_USE_TYPES
+from tui.core.provenance import Provenance, Trace, Value
 from tui.core.run import Run, blocks_of
 from tui.core.tokens import ESTIMATED, EXACT, Counter, TokenReport, token_report
 

@@ -19,6 +19,7 @@ from tui.core.grammar import ERROR, Finding
 from tui.core.producers import Producer, producer_at
 from tui.core.run import Run, block_type, blocks_of
 from tui.core.safe import one_line
+from tui.core.blocks import TOOL_USE_TYPES, is_tool_result, is_tool_use
 from tui.core.summary import describe_block
 from tui.core.view.analyses import RunAnalyses
 
@@ -54,7 +55,6 @@ TELLING = ("command", "cmd", "file_path", "path", "notebook_path", "filename", "
            "description", "prompt", "subject", "title", "name")
 #: Fields that hold prose the model wrote: quoted, so they read as words (``Task  "Create React…"``).
 PROSE = frozenset(("description", "prompt", "query", "subject", "title"))
-TOOL_USES = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 
 def _first_line(text: str, width: int) -> str:
@@ -102,10 +102,10 @@ def block_phrase(block: Any, width: int, names: dict[str, str] | None = None) ->
     kind = block_type(block)
     if isinstance(block, dict) and kind == "text" and isinstance(block.get("text"), str):
         return _quote(block["text"], width)
-    if isinstance(block, dict) and kind in TOOL_USES:
+    if isinstance(block, dict) and is_tool_use(kind):
         argument = telling_argument(block.get("input"), width)
         return f"{block.get('name')}  {argument}" if argument else str(block.get("name"))
-    if isinstance(block, dict) and (kind == "tool_result" or kind.endswith("_tool_result")):
+    if isinstance(block, dict) and is_tool_result(kind):
         tool = (names or {}).get(str(block.get("tool_use_id"))) or f"result {block.get('tool_use_id')}"
         error = " ✗ ERROR" if block.get("is_error") else ""
         output = result_output(block, width)
@@ -129,9 +129,9 @@ def summary_of(message: Any, width: int = SUMMARY_WIDTH, names: dict[str, str] |
     parts = []
     share = width if len(content) == 1 else width // 2
     shown = content[:12]
-    calls = [b for b in shown if isinstance(b, dict) and b.get("type") in TOOL_USES]
+    calls = [b for b in shown if isinstance(b, dict) and b.get("type") in TOOL_USE_TYPES]
     if calls:  # the calls are what a person scans for: first, the words around them after
-        shown = calls + [b for b in shown if not (isinstance(b, dict) and b.get("type") in TOOL_USES)]
+        shown = calls + [b for b in shown if not (isinstance(b, dict) and b.get("type") in TOOL_USE_TYPES)]
     for block in shown:
         parts.append(block_phrase(block, share, names))
     if len(content) > 12:
@@ -195,7 +195,7 @@ class RunView:
         names: dict[str, str] = {}
         for k in range(max(i - back, 0), i):
             for block in blocks_of(self.run.messages[k]):
-                if isinstance(block, dict) and block.get("type") in TOOL_USES:
+                if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
                     names[str(block.get("id"))] = str(block.get("name"))
         return names
 
@@ -267,7 +267,7 @@ class RunView:
                 if not isinstance(message, dict) or message.get("role") != "assistant":
                     continue
                 for block in blocks_of(message):
-                    if isinstance(block, dict) and block.get("type") in ("tool_use", "server_tool_use", "mcp_tool_use"):
+                    if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
                         found.append((i, one_line(str(block.get("name"))), one_line(str(block.get("id")))))
             self._tools = found
         return self._tools

@@ -29,6 +29,8 @@ _RESULT_ROLES = ("tool", "function")
 
 @dataclass
 class Converted:
+    """An OpenAI-style chat converted to Messages API turns, with notes on what the conversion changed."""
+
     messages: list[Any] = field(default_factory=list)
     system: Any = None
     notes: list[str] = field(default_factory=list)

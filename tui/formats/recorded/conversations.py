@@ -32,6 +32,8 @@ _BODY = ("messages", "system", "tools")
 
 
 class Conversation:
+    """One conversation threaded through recorded exchanges: its messages and the model calls that made them."""
+
     def __init__(self, body: dict[str, Any]):
         self.system = body.get("system")
         self.messages: list[Any] = []

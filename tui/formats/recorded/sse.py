@@ -15,13 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core import jsonio
+from tui.core.blocks import TOOL_USE_TYPES
 
 #: Block types whose input arrives as ``input_json_delta`` pieces.
-_INPUT_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+_INPUT_BLOCKS = TOOL_USE_TYPES
 
 
 @dataclass
 class Stream:
+    """A streamed (SSE) response put back together: the message, or the error, and what was wrong with the
+    stream."""
+
     message: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)

@@ -32,6 +32,9 @@ REBUILT, APPROXIMATE = "rebuilt", "approximate"
 
 @dataclass
 class Assembled:
+    """A Claude Code thread made into API messages and model calls, with counts of what had to be merged or
+    moved."""
+
     messages: list[Any] = field(default_factory=list)
     calls: list[ModelCall] = field(default_factory=list)
     merged_answers: int = 0  # answers written over several lines

@@ -17,6 +17,9 @@ from tui.formats.document import Document
 
 @dataclass(slots=True)
 class Record:
+    """One line of a Claude Code transcript: its uuid, parent, kind, where it starts in the file, and its API
+    message."""
+
     line: int
     uuid: str | None
     parent: str | None
@@ -48,6 +51,9 @@ THINKING = 16  # an assistant line with a thinking or redacted_thinking block
 
 @dataclass
 class Index:
+    """A Claude Code transcript indexed by uuid: the lines parsed, the progress lines left unread, the
+    messages in order."""
+
     doc: Document  # the file: progress lines are read from it when a thread runs through one
     parsed: dict[str, Record] = field(default_factory=dict)  # uuid -> record of each line that was parsed
     links: dict[str, tuple[int, int, str | None, bool]] = field(default_factory=dict)  # parsed progress lines:

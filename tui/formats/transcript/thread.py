@@ -21,6 +21,9 @@ ROOT, DANGLING, COMPACTED = "root", "dangling parent", "compaction"
 
 @dataclass
 class Thread:
+    """The lines of one conversation, walked back from its last line through parents, and why the walk
+    stopped."""
+
     records: list[Record]  # user, assistant and attachment lines, in file order
     stop: str  # why the walk back ended
     boundary: Record | None = None  # the compact boundary the thread starts after

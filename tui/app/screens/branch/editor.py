@@ -53,16 +53,17 @@ def json_language() -> str | None:
     tree-sitter 0.26 crashes the process (a segfault) under Textual 8's TextArea, so with
     it installed the editor stays plain text rather than taking the app down.
     """
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
+    from importlib.util import find_spec
 
+    try:
         major, minor = (int(p) for p in version("tree-sitter").split(".")[:2])
-        if (major, minor) >= (0, 26):
-            return None
-        from textual._tree_sitter import get_language
-    except Exception:  # noqa: BLE001 - not installed, or Textual moved it: plain text
+    except (PackageNotFoundError, ValueError):  # not installed (or a version we cannot read): plain text
         return None
-    return "json" if get_language("json") is not None else None
+    if (major, minor) >= (0, 26):
+        return None
+    # The grammar TextArea loads for "json" (one of its ``available_languages``) is this package.
+    return "json" if find_spec("tree_sitter_json") is not None else None
 
 
 class BranchStarted(Message):
@@ -92,6 +93,8 @@ class BranchEditorScreen(FittedFooter, Screen):
     patch_line = getters.query_one("#branch-patch", Static)
 
     class Checked(Message):
+        """The edited request was checked (in a worker); ``generation`` says which edit the verdict is for."""
+
         def __init__(self, generation: int, verdict: Verdict) -> None:
             super().__init__()
             self.generation = generation

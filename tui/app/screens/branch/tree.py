@@ -64,11 +64,15 @@ class BranchTreeScreen(Screen):
     options = getters.query_one("#tree-options", OptionList)
 
     class Listed(Message):
+        """The run's branches were found (in a worker): one row each."""
+
         def __init__(self, rows: list) -> None:
             super().__init__()
             self.rows = rows
 
     class Loaded(Message):
+        """A branch (and its parent run) was loaded to open, or why it could not be (``error``)."""
+
         def __init__(self, parent: Run | None, branch: Run | None, at: int, error: str | None, open_only: bool) -> None:
             super().__init__()
             self.parent, self.branch, self.at, self.error, self.open_only = parent, branch, at, error, open_only
