@@ -1,6 +1,6 @@
 """How fast the stepper opens and steps a 100 MB run, measured in a real terminal (a pty), not asserted.
 
-    python bench/bench_stepper.py [--size 100MB] [--steps 40] [--repeat 3]
+    python bench/bench_stepper.py [--size 100MB] [--steps 40] [--repeat 3] [--user-steps 60] [--no-user]
 
 Side by side in one run, each the median of ``--repeat`` tries:
 - baseline: a bare ``orjson.loads`` of the file (per line for JSONL), plus a hello-world
@@ -14,6 +14,15 @@ Side by side in one run, each the median of ``--repeat`` tries:
 - peak memory of the turnscope process (VmHWM) after stepping.
 The targets (issue 4): first screen <= 1.5x the baseline; step p95 <= 50 ms, no worse at
 the last index than at the first.
+
+Then the user's path (issue 13): ``j`` sent as soon as the first screen shows, at a person's pace
+(``--pace`` seconds between keys: longer than the pause after which analyses in the app's thread
+went on), ``--user-steps`` keys, p50/p95/max from key to the frame that shows the new index; the
+seconds until the whole run is analysed (the status line counts the provenance notes, the last
+result), read from when that text was first drawn; steps after that; peak memory of the app and of
+its analyses' processes. Side by side in one run: the baseline, the analyses in a thread of the
+app's process (as before issue 13), and the default, a separate process; each directly in a pty and,
+when ``tmux`` is installed, through a tmux client at the same size.
 """
 
 from __future__ import annotations
@@ -23,11 +32,14 @@ import fcntl
 import os
 import re
 import select
+import shlex
+import shutil
 import statistics
 import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from pathlib import Path
 
@@ -46,10 +58,10 @@ COLS, ROWS = 120, 40
 class Term:
     """A child process on a pty of COLS x ROWS; ``until`` reads its output until some text has been drawn."""
 
-    def __init__(self, argv: list[str]):
+    def __init__(self, argv: list[str], checkout: Path = ROOT):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
-        env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT), "COLUMNS": str(COLS),
+        env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(checkout), "COLUMNS": str(COLS),
                "LINES": str(ROWS), "TURNSCOPE_STATE_DIR": str(ROOT / "bench" / "out" / "state")}
         env.pop("NO_COLOR", None)
         self.start = time.perf_counter()
@@ -57,6 +69,7 @@ class Term:
                                      start_new_session=True)
         os.close(slave)
         self.raw = b""  # everything the process wrote so far
+        self.log: list[tuple[float, int]] = []  # (when, length of ``raw`` then): when each chunk arrived
 
     def until(self, *needles: str, timeout: float = 120, since_start: bool = False) -> float:
         """Seconds from now until every needle has appeared in text drawn after this call (or at
@@ -81,9 +94,20 @@ class Term:
                 os.write(self.master, b"\x1b[?2026;2$y")
             seen += chunk
             self.raw += chunk
+            self.log.append((time.perf_counter(), len(self.raw)))
             plain = ANSI.sub(b"", seen)
             if all(w in plain for w in wanted):
                 return time.perf_counter() - t0
+
+    def appeared(self, needle: str) -> float:
+        """Seconds from the start until ``needle`` was first drawn (it has been)."""
+        wanted, done = needle.encode(), 0
+        for when, end in self.log:
+            window = self.raw[max(done - 4096, 0):end]
+            if wanted in ANSI.sub(b"", window):
+                return when - self.start
+            done = end
+        return float("nan")
 
     def key(self, data: bytes, *needles: str) -> float:
         t0 = time.perf_counter()
@@ -154,6 +178,115 @@ def turnscope(path: Path, total: int, steps: int) -> dict:
         term.close()
 
 
+#: Runs turnscope with its analyses in a thread of the app (``thread``, as before issue 13) or as shipped.
+LAUNCH = ("import sys\nfrom tui.app.screens.stepper import StepperScreen\nmode = sys.argv.pop(1)\n"
+          "if mode == 'thread':\n    StepperScreen.process_from = 1 << 62\n"
+          "from tui.cli import main\nsys.argv[0] = 'turnscope'\nraise SystemExit(main())\n")
+TMUX_SOCKET = f"turnscope-bench-{os.getpid()}"
+
+
+class Peaks:
+    """Samples the peak memory (VmHWM) of a process and of its children while they run."""
+
+    def __init__(self, pid: int):
+        self.pid, self.peaks, self._stop = pid, {}, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _hwm(self, pid: int) -> float | None:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            return None
+        return None
+
+    def _children(self, pid: int) -> list[int]:
+        out = []
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            try:
+                out += [int(x) for x in task.read_text().split()]
+            except OSError:
+                pass
+        return out
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            for pid in [self.pid, *self._children(self.pid)]:
+                hwm = self._hwm(pid)
+                if hwm is not None:
+                    self.peaks[pid] = max(self.peaks.get(pid, 0.0), hwm)
+            self._stop.wait(0.1)
+
+    def stop(self) -> tuple[float, float]:
+        """(the app's peak MB, the largest child's peak MB)."""
+        self._stop.set()
+        self._thread.join()
+        app = self.peaks.get(self.pid, float("nan"))
+        children = [v for k, v in self.peaks.items() if k != self.pid]
+        return app, max(children, default=0.0)
+
+
+def user_path(path: Path, total: int, mode: str, steps: int, pace: float, tmux: bool,
+              checkout: Path = ROOT) -> dict:
+    """The user's path: keys from the first screen on, at a person's pace; then until analysed."""
+    command = [sys.executable, "-c", LAUNCH, mode, str(path)]
+    if tmux:
+        env = {**os.environ, "PYTHONPATH": str(checkout),
+               "TURNSCOPE_STATE_DIR": str(ROOT / "bench" / "out" / "state")}
+        env.pop("NO_COLOR", None)
+        subprocess.run(["tmux", "-L", TMUX_SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "bench",
+                        "-x", str(COLS), "-y", str(ROWS), shlex.join(command)], check=True, env=env)
+        term = Term(["tmux", "-L", TMUX_SOCKET, "attach", "-t", "bench"])
+    else:
+        term = Term(command, checkout)
+    try:
+        term.until(f"message 0 of {total}", "the caller's message", timeout=300)
+        first = time.perf_counter() - term.start
+        app_pid = term.proc.pid
+        if tmux:
+            app_pid = int(subprocess.run(["tmux", "-L", TMUX_SOCKET, "display", "-p", "-t", "bench",
+                                          "#{pane_pid}"], capture_output=True, text=True).stdout)
+        peaks = Peaks(app_pid)
+        during = []
+        for n in range(1, steps + 1):
+            during.append(term.key(b"j", f"message {n} of {total}"))
+            time.sleep(pace)
+        term.until("provenance note", timeout=900, since_start=True)
+        analysed = term.appeared("provenance note")
+        after = [term.key(b"j", f"message {n} of {total}") for n in range(steps + 1, steps + 41)]
+        app_peak, worker_peak = peaks.stop()
+        return {"first": first, "during": during, "analysed": analysed, "after": after, "app_peak": app_peak,
+                "worker_peak": worker_peak}
+    finally:
+        term.close()
+        if tmux:
+            subprocess.run(["tmux", "-L", TMUX_SOCKET, "kill-server"], capture_output=True)
+
+
+def report_user(path: Path, total: int, steps: int, pace: float, before: Path | None = None) -> None:
+    mb = path.stat().st_size / 1e6
+    ways = [("pty", False)] + ([("tmux", True)] if shutil.which("tmux") else [])
+    if len(ways) == 1:
+        print("tmux is not installed: the user's path through tmux is not measured")
+    print(f"user's path: {steps} x j from the first screen on, one every {pace:.2f} s + the frame; "
+          f"then until analysed; then 40 more")
+    print(f"{'':22} {'first':>6} {'during: p50':>11} {'p95':>6} {'max':>6} {'analysed':>9} "
+          f"{'after: p50':>10} {'p95':>6} {'app peak':>14} {'worker peak':>14}")
+    modes = [("thread", "baseline (thread)", ROOT), ("process", "process", ROOT)]
+    if before is not None:  # another checkout (main before issue 13): its analyses in the app's thread
+        modes.insert(0, ("thread", "before", before))
+    for way, tmux in ways:
+        for mode, label, checkout in modes:
+            r = user_path(path, total, mode, steps, pace, tmux, checkout)
+            during, after = [t * 1000 for t in r["during"]], [t * 1000 for t in r["after"]]
+            print(f"{way + ' ' + label:22} {r['first']:5.2f}s {pct(during, 50):9.1f}ms {pct(during, 95):4.0f}ms "
+                  f"{max(during):4.0f}ms {r['analysed']:8.1f}s {pct(after, 50):8.1f}ms {pct(after, 95):4.0f}ms "
+                  f"{r['app_peak']:5.0f} MB {r['app_peak'] / mb:3.1f}x {r['worker_peak']:5.0f} MB "
+                  f"{r['worker_peak'] / mb:3.1f}x")
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
@@ -165,6 +298,11 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--format", choices=("jsonl", "request"), default="jsonl")
+    parser.add_argument("--user-steps", type=int, default=60)
+    parser.add_argument("--pace", type=float, default=0.35, help="seconds between the user's keys")
+    parser.add_argument("--no-user", action="store_true", help="skip the user's path")
+    parser.add_argument("--before", type=Path, help="another checkout to measure beside (the user's path)")
+    parser.add_argument("--only-user", action="store_true", help="only the user's path")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
@@ -175,6 +313,10 @@ def main() -> int:
     total = len(run.messages)
     del run
     print(f"run: {path.name}, {path.stat().st_size / 1e6:,.1f} MB, {total:,} messages; terminal {COLS}x{ROWS}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    if args.only_user:
+        report_user(path, total, args.user_steps, args.pace, args.before)
+        return 0
     loads_runs, hello_runs, results = [], [], []
     for _ in range(args.repeat):  # interleaved, so a busy moment on a shared machine hits all three alike
         loads_runs.append(bare_orjson(path))
@@ -206,6 +348,8 @@ def main() -> int:
     print(f"step at the last index     p50 {pct(tail, 50):5.1f} ms  p95 {pct(tail, 95):5.1f} ms  (target p95 <= 50 ms)")
     print(f"peak memory (VmHWM)        {max(r['peak'] for r in results):6.0f} MB for a "
           f"{path.stat().st_size / 1e6:,.0f} MB file")
+    if not args.no_user:
+        report_user(path, total, args.user_steps, args.pace, args.before)
     return 0
 
 

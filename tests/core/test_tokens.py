@@ -172,3 +172,19 @@ def test_tokens_shows_the_usage_recorded_in_a_claude_code_transcript_and_a_casse
         assert [[c[f] for f in fields] for c in calls] == [[u.get(f) or 0 for f in fields] for u in expected]
         text = cli("tokens", path).stdout
         assert "recorded token counts" in text and "~ marks an estimate" not in text
+
+
+def test_an_ascii_word_costs_what_the_piece_by_piece_count_says():
+    """The estimate counts an ASCII word's pieces kind by kind (one regex per kind); it must be the
+    number the piece-by-piece walk gives, for every mix of case, digits, punctuation and underscores."""
+    import random
+
+    from tui.core import estimate
+
+    rng = random.Random(13)
+    alphabet = "aAbZz09_-.,:;{}\"'xyzQWE\x00\x7f"
+    for _ in range(5000):
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60)))
+        assert estimate._ascii_word_pieces(word) == estimate._pieces(word), word
+    for word in ("HTTPServer", "parseJSONResponse", "cus_8123", "2024-05-20", "aaaaaaaaaaaaaaa", "___", "{\"id\":"):
+        assert estimate._ascii_word_pieces(word) == estimate._pieces(word), word

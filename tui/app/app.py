@@ -10,6 +10,7 @@ for another with a typed ``Open*`` message (``tui.app.app_messages``) and the ap
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import platformdirs
@@ -32,7 +33,7 @@ from tui.core.run import Run
 from tui.core.run_links import RunLinks
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
-from tui.formats import load_runs
+from tui.formats import load_runs, open_run
 from tui.formats.follow import Follower, Following
 from tui.formats.options import LoadOptions
 
@@ -106,7 +107,9 @@ class TurnscopeApp(App):
         chosen = runs[run or 0]
         follower = self.followers.get(path)
         following = Following(follower, run or 0) if follower is not None else None
-        screen = StepperScreen(RunView(following.run if following else chosen), at, view, following)
+        # The analyses' process loads the file itself (core imports no loader): how, picklable.
+        loader = None if following else functools.partial(open_run, path, run or 0, **self.load_options.kwargs())
+        screen = StepperScreen(RunView(following.run if following else chosen), at, view, following, loader=loader)
         if len(runs) > 1 and following is None:  # links between the file's runs (subagents, compactions)
             links = self.links.get(path)
             if links is None or links.runs is not runs:
@@ -130,7 +133,8 @@ class TurnscopeApp(App):
         links = self.links.get(event.path)
         if links is None or not 0 <= event.run < len(links.runs):
             return
-        screen = StepperScreen(RunView(links.runs[event.run]), event.at)
+        loader = functools.partial(open_run, event.path, event.run, **self.load_options.kwargs())
+        screen = StepperScreen(RunView(links.runs[event.run]), event.at, loader=loader)
         screen.links, screen.linked_from = links, event.origin
         self.push_screen(screen)
 

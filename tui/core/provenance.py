@@ -196,6 +196,23 @@ class Provenance:
                                     prose=prose(path, scalar)))
         return Trace(n, uses, values)
 
+    def prefetch(self, ns) -> None:
+        """Before tracing the messages ``ns``: search the prefix once for every string value of their tool
+        inputs that no message holds by key (``PrefixText.prefetch``), instead of once per value."""
+        messages, strings = self.run.messages, self.messages.strings
+        needles = set()
+        for n in ns:
+            for block in blocks_of(messages[n]):
+                if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
+                    for _, scalar, is_key in walk(block.get("input"), ""):
+                        if is_key or not isinstance(scalar, str) or trivial(scalar):
+                            continue
+                        place = strings.get(scalar)  # held whole by an earlier message: no search
+                        if (place is None or not isinstance(place.index, int) or place.index >= n) \
+                                and self.messages._words_seen(scalar, n):  # else no search either
+                            needles.add(scalar)
+        self.messages.text.prefetch(needles)
+
     def unsourced(self) -> list[tuple[int, Value]]:
         """Every non-trivial tool input value of the run that no earlier message, system or tool holds."""
         out = []

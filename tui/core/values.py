@@ -29,7 +29,7 @@ def number_key(value: Any) -> tuple[str, Any] | None:
         return None
     if isinstance(value, (int, float)):
         return ("n", value)
-    if isinstance(value, str) and CANONICAL_NUMBER.fullmatch(value):
+    if isinstance(value, str) and value[:1] in "-0123456789" and CANONICAL_NUMBER.fullmatch(value):
         return ("n", int(value) if "." not in value else float(value))
     return None
 

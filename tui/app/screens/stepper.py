@@ -23,6 +23,7 @@ from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
@@ -56,6 +57,7 @@ from tui.core.search import Matches, search, search_beside
 from tui.core.tokens import TokenReport
 from tui.core.view.analyses import Stopped
 from tui.core.run_links import Link, RunLinks
+from tui.core.view.background import Background
 from tui.core.view.filter import MessageFilter
 from tui.core.view.jumps import JumpList
 from tui.core.view.run_view import RunView
@@ -81,6 +83,14 @@ TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": 
           "response": "Response"}
 SHORT_TITLES = {"request": "Req", "raw": "Raw", "account": "Acct", "problems": "Prob", "tokens": "Tok",
                 "response": "Resp"}
+
+
+class AnalysesFailed(Message):
+    """The analyses' process could not analyse the run (it changed on disk, say): analyse it here."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class StepperScreen(FittedFooter, Screen):
@@ -112,10 +122,16 @@ class StepperScreen(FittedFooter, Screen):
     tokens_view = getters.query_one("#tokens", TokensView)
     response_view = getters.query_one("#response", ResponseView)
 
+    #: Files this large (bytes) are analysed in a separate process (``tui.core.view.background``);
+    #: smaller ones in a thread here, where the work takes less time than starting a process.
+    process_from = 4 << 20
+
     def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
-                 following: Following | None = None) -> None:
+                 following: Following | None = None, loader=None) -> None:
         super().__init__()
         self.view = view
+        self.loader = loader  # a picklable ``() -> Run`` that loads this run again: for the analyses' process
+        self.background: Background | None = None
         self.index = max(0, min(at, view.rows - 1))
         self.set_reactive(StepperScreen.run_state, RunState(index=self.index))
         self.view_name = view_name if view_name in VIEWS else "request"
@@ -160,7 +176,9 @@ class StepperScreen(FittedFooter, Screen):
         self.message_list.set_cursor(self.index)
         self._show_current()  # the header, tabs and status have their text from compose
         self._focus_view(self.view_name)
-        if self.view.findings is None:
+        if self.view.findings is None and self._in_process():
+            self.call_after_refresh(self.start_background)
+        elif self.view.findings is None:
             # After the first full screen is out: the check holds the GIL for a while on a big run.
             self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))
         else:
@@ -764,6 +782,51 @@ class StepperScreen(FittedFooter, Screen):
     # -- the review analyses: tokens, provenance, exact counts ------------------------------
 
     analyses_started = False
+
+    def _in_process(self) -> bool:
+        """Whether this run is analysed in a separate process: a large file, loaded again there."""
+        path = self.view.run.source.path
+        if self.loader is None or self.following is not None or not path:
+            return False
+        try:
+            return os.path.getsize(path) >= self.process_from
+        except OSError:
+            return False
+
+    def start_background(self) -> None:
+        """The check, the token report and every trace in the analyses' process; results come as messages."""
+        self.analyses_started = True
+        self.view.analyses.expect_traces()
+        self.background = Background(self.view.run, self.loader, self._delivered)
+        self.background.start()
+
+    def _delivered(self, kind: str, value) -> None:
+        """From the analyses' reading thread: each result as the message the thread workers post."""
+        if kind == "findings":
+            self.post_message(events.FindingsReady(value))
+        elif kind == "tokens":
+            self.post_message(events.TokensReady(value))
+        elif kind == "traces":
+            self.post_message(events.UnsourcedReady(self.view.analyses.set_traces(value)))
+        elif kind == "failed":
+            self.post_message(AnalysesFailed(value))
+
+    def on_analyses_failed(self, event: AnalysesFailed) -> None:
+        """Analyse here what the process did not send."""
+        self.background = None
+        self.view.analyses.traces_failed()
+        if self.view.findings is None:
+            self.analyses_started = False
+            self.check_run()  # its result starts the rest
+        elif self.view.analyses.report is None or self.view.analyses.unsourced is None:
+            self.analyses_started = False
+            self.start_analyses()
+
+    def on_unmount(self) -> None:
+        """The run is closed: its background work stops now."""
+        if self.background is not None:
+            self.background.stop()
+            self.background = None
 
     def start_analyses(self) -> None:
         if not self.analyses_started:

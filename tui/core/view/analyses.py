@@ -11,6 +11,11 @@ the UI thread for the interpreter, which made every step several times slower. S
 yields to the keys: it goes message by message through ``tick``, and waits there while the
 gate is closed. The stepper closes the gate on every step (``hold``) and opens it when the
 keys have been quiet for a moment (``resume``); a cancelled worker stops at the next tick.
+
+When the stepper runs the analyses in a separate process (``tui.core.view.background``), it says so
+(``expect_traces``): then ``compute_trace`` does not build the index here but waits, yielding to
+``tick``, until ``set_traces`` brings the traces of every tool turn (or ``traces_failed`` says to
+compute them here after all).
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ class RunAnalyses:
         self._traces: dict[int, Trace] = {}
         self.gate = threading.Event()  # set: the work may run; cleared while the user is stepping
         self.gate.set()
+        self._remote: threading.Event | None = None  # set once traces from another process arrived (or failed)
 
     # -- yielding to the keys ------------------------------------------------------------
 
@@ -121,8 +127,31 @@ class RunAnalyses:
         """The trace of message ``n`` if a worker has made it."""
         return self._traces.get(n)
 
+    def expect_traces(self) -> None:
+        """Another process traces every tool turn: ``compute_trace`` waits for it instead of building the index."""
+        self._remote = threading.Event()
+
+    def set_traces(self, traces: dict[int, Trace]) -> list[tuple[int, Value]]:
+        """The traces of every tool turn arrived; returns the unsourced values they hold, in run order."""
+        self._traces.update(traces)
+        if self._remote is not None:
+            self._remote.set()
+        return [(i, v) for i in sorted(traces) for v in traces[i].unsourced]
+
+    def traces_failed(self) -> None:
+        """The other process could not trace: ``compute_trace`` works here again."""
+        remote, self._remote = self._remote, None
+        if remote is not None:
+            remote.set()
+
     def compute_trace(self, n: int, tick: Callable[[], None] | None = None) -> Trace:
-        """Worker side: the trace of message ``n`` (the index is built first if need be, yielding at ``tick``)."""
+        """Worker side: the trace of message ``n`` (the index is built first if need be, yielding at ``tick``;
+        when another process traces, its result is awaited)."""
+        remote = self._remote
+        while remote is not None and not remote.is_set():
+            if tick is not None:
+                tick()
+            remote.wait(0.05)
         found = self._traces.get(n)
         if found is None:
             found = self._traces[n] = self.provenance(tick).trace(n)
@@ -131,6 +160,9 @@ class RunAnalyses:
     def compute_unsourced(self, tick: Callable[[], None] | None = None) -> list[tuple[int, Value]]:
         """Worker side: every tool input value no earlier message, system prompt or tool holds."""
         out: list[tuple[int, Value]] = []
+        turns = [i for i, message in enumerate(self.run.messages) if has_tool_use(message) and i not in self._traces]
+        if turns and self._remote is None:
+            self.provenance(tick).prefetch(turns)  # one search of the prefix for all their values
         for i, message in enumerate(self.run.messages):
             if tick is not None:
                 tick()

@@ -1,0 +1,305 @@
+"""The review analyses of one run in a separate process, so they never hold the UI's interpreter.
+
+A Python thread that computes competes with the UI thread for the interpreter: every step waited
+for it. So the stepper starts ``Background``: a process (the ``spawn`` context: no fork of a process
+that runs threads) that loads the file itself with the loader it is given (core does not import
+the loaders: the app passes a picklable callable, ``functools.partial(open_run, path, ...)``), runs
+the grammar and content check, the token report, the provenance index and the trace of every tool
+turn, and sends the results back in small pickled pieces. A thread of the app's process reads them
+(waiting on the pipe costs no interpreter time), unpickles one small piece at a time and pauses
+between pieces, so nothing it does holds the interpreter for more than a millisecond or two; it
+hands each finished result to ``deliver(kind, value)``:
+
+- ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, Trace])``,
+  then ``("done", None)``;
+- ``("failed", text)`` when the worker could not load the run, or loaded a different one than the
+  app holds (the file changed since): the caller falls back to computing in its own process.
+
+``stop()`` ends the process at once (closing a run, opening another, quitting).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import multiprocessing
+import os
+import pickle
+import sys
+import threading
+import time
+import weakref
+from typing import Any, Callable, Iterator
+
+from tui.core import jsonio
+from tui.core.run import Run
+from tui.core.tokens import CallTokens, MessageTokens, TokenReport
+
+#: Objects per piece sent back: unpickling one takes about a millisecond.
+PIECE = 500
+#: Seconds the reading thread sleeps between pieces, so the UI thread gets the interpreter.
+PAUSE = 0.001
+JOBS = ("findings", "tokens", "traces")
+#: The worker's niceness over the app's: on a machine short of CPU the UI process runs first.
+NICE = 10
+
+Deliver = Callable[[str, Any], None]
+_LIVE: weakref.WeakSet[Background] = weakref.WeakSet()
+
+
+def fingerprint(run: Run) -> tuple:
+    """Enough of a run to tell whether the worker loaded the one the app holds: the counts, and the first,
+    middle and last messages' bytes hashed (the file may have changed since the app read it)."""
+    messages = run.messages
+    picked = [messages[k] for k in sorted({0, len(messages) // 2, len(messages) - 1}) if 0 <= k < len(messages)]
+    digest = hashlib.sha1(b"\0".join(jsonio.dumps(m) for m in picked)).hexdigest()
+    return len(messages), len(run.calls), digest
+
+
+def tool_turns(run: Run) -> Iterator[int]:
+    from tui.core.view.analyses import has_tool_use
+
+    return (i for i, m in enumerate(run.messages) if has_tool_use(m))
+
+
+def _pieces(items: list, size: int = PIECE) -> Iterator[list]:
+    for k in range(0, len(items), size):
+        yield items[k:k + size]
+
+
+def _call_row(c: CallTokens) -> tuple:
+    added = c.added
+    span = (added[0], added[-1] + 1) if added and added == list(range(added[0], added[-1] + 1)) else added
+    return (c.call, c.message, c.input_tokens, c.output_tokens, c.cache_read_input_tokens,
+            c.cache_creation_input_tokens, c.kind, c.sent, span, c.new)
+
+
+def _call_of(row: tuple) -> CallTokens:
+    *head, span, new = row
+    added = list(range(*span)) if isinstance(span, tuple) else list(span)
+    return CallTokens(*head, added=added, new=new)
+
+
+def _message_row(m: MessageTokens) -> tuple:
+    return (m.index, m.tokens, m.kind, m.sends, m.first_call)
+
+
+def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]:
+    """What the worker sends, piece by piece: ``(kind, payload)`` with small payloads."""
+    for job in jobs:
+        if job == "findings":
+            from tui.core.content_check import content_findings
+            from tui.core.grammar import check_run
+            from tui.core.grammar.findings import sort_findings
+
+            yield "findings", sort_findings([*check_run(run), *content_findings(run)])
+        elif job == "tokens":
+            from tui.core.tokens import token_report
+
+            report = token_report(run)
+            for piece in _pieces(report.calls):
+                yield "token-calls", [_call_row(c) for c in piece]
+            for piece in _pieces(report.messages):
+                yield "token-messages", [_message_row(m) for m in piece]
+            yield "tokens", (report.fixed, report.fixed_kind)
+        elif job == "traces":
+            from tui.core.provenance import Provenance
+
+            provenance = Provenance(run)
+            turns = list(tool_turns(run))
+            provenance.prefetch(turns)
+            traces = [(n, provenance.trace(n)) for n in turns]
+            for piece in _pieces(traces, PIECE // 4):
+                yield "trace-piece", piece
+            yield "traces", None
+
+
+def _work(conn: Any, load: Callable[[], Run], jobs: tuple[str, ...], expect: tuple) -> None:
+    """The worker process: load, check it is the app's run, analyse, send."""
+    try:
+        quiet = os.open(os.devnull, os.O_WRONLY)  # the app's terminal is not ours to write on
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        try:
+            os.nice(NICE)  # a busy machine gives its CPU to the app's keys first
+        except OSError:  # pragma: no cover - not allowed here: run at the app's priority
+            pass
+        gc.disable()  # a short-lived process of acyclic objects: the collector would only walk them
+        try:
+            run = load()
+        except Exception as exc:  # noqa: BLE001 - any failure to load means: compute in the app instead
+            conn.send_bytes(pickle.dumps(("failed", f"{type(exc).__name__}: {exc}")))
+            return
+        found = fingerprint(run)
+        if found != expect:
+            conn.send_bytes(pickle.dumps(("failed", "the file is not the run the app holds any more "
+                                                    f"({found[0]} messages, the app has {expect[0]})")))
+            return
+        for item in analyse(run, jobs):
+            conn.send_bytes(pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL))
+        conn.send_bytes(pickle.dumps(("done", None)))
+    except (BrokenPipeError, EOFError, OSError):  # the app stopped listening: it closed the run
+        return
+    finally:
+        conn.close()
+
+
+class Collect:
+    """Puts the worker's pieces back together: ``add(kind, payload)`` returns a finished result or None."""
+
+    def __init__(self) -> None:
+        self.calls: list[CallTokens] = []
+        self.messages: list[MessageTokens] = []
+        self.traces: dict[int, Any] = {}
+
+    def add(self, kind: str, payload: Any) -> tuple[str, Any] | None:
+        if kind == "token-calls":
+            self.calls += [_call_of(row) for row in payload]
+        elif kind == "token-messages":
+            self.messages += [MessageTokens(*row) for row in payload]
+        elif kind == "tokens":
+            fixed, fixed_kind = payload
+            report = TokenReport(self.calls, self.messages, fixed, fixed_kind)
+            self.calls, self.messages = [], []
+            return "tokens", report
+        elif kind == "trace-piece":
+            self.traces.update(payload)
+        elif kind == "traces":
+            traces, self.traces = self.traces, {}
+            return "traces", traces
+        else:
+            return kind, payload
+        return None
+
+
+class Worker:
+    """One worker process of a run and the thread that reads what it sends."""
+
+    def __init__(self, run: Run, load: Callable[[], Run], deliver: Deliver, jobs: tuple[str, ...] = JOBS):
+        self.deliver = deliver
+        self.jobs = jobs
+        self._expect = fingerprint(run)
+        self._load = load
+        self._stopped = threading.Event()
+        self.process: Any = None
+        self._conn: Any = None
+        self._reader: threading.Thread | None = None
+
+    def start(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        receive, send = context.Pipe(duplex=False)
+        self.process = context.Process(target=_work, args=(send, self._load, self.jobs, self._expect),
+                                       name="turnscope-analyses", daemon=True)
+        stderr = sys.stderr  # a TUI captures it (no file descriptor): multiprocessing's helpers need a real one
+        try:
+            if sys.__stderr__ is not None:
+                sys.stderr = sys.__stderr__
+            self.process.start()
+        finally:
+            sys.stderr = stderr
+        send.close()  # the child holds its end: EOF here once it exits
+        self._conn = receive
+        self._reader = threading.Thread(target=self._read, name="turnscope-analyses-reader", daemon=True)
+        self._reader.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.is_alive()
+
+    def _read(self) -> None:
+        collect = Collect()
+        conn = self._conn
+        try:
+            while not self._stopped.is_set():
+                try:
+                    data = conn.recv_bytes()
+                except (EOFError, OSError):
+                    if not self._stopped.is_set():
+                        self.deliver("failed", "the analyses' process ended early")
+                    return
+                kind, payload = pickle.loads(data)
+                if self._stopped.is_set():
+                    return
+                done = collect.add(kind, payload)
+                if done is not None:
+                    self.deliver(*done)
+                    if done[0] in ("done", "failed"):
+                        return
+                time.sleep(PAUSE)  # the UI thread's turn
+        finally:
+            conn.close()
+            if self.process is not None:
+                self.process.join(timeout=1)
+
+    def stop(self) -> None:
+        """End the worker now (the run was closed): nothing more is delivered."""
+        self._stopped.set()
+        process = self.process
+        if process is not None and process.is_alive():
+            process.terminate()
+            process.join(timeout=2)
+            if process.is_alive():  # pragma: no cover - SIGTERM is enough for our own worker
+                process.kill()
+                process.join(timeout=2)
+        # the reading thread sees the pipe's end and closes it
+
+
+def groups(cpus: int | None = None) -> tuple[tuple[str, ...], ...]:
+    """The jobs per worker: on two cores or more, the provenance index and traces (the longest job) in a
+    process of their own beside the check and the token report; else all in one."""
+    cpus = os.cpu_count() if cpus is None else cpus
+    return (("findings", "tokens"), ("traces",)) if (cpus or 1) >= 2 else (JOBS,)
+
+
+class Background:
+    """The worker processes of one run (``groups``): each result delivered once it is in; a failure of
+    any of them is delivered once and stops the others; ``done`` once all are done."""
+
+    def __init__(self, run: Run, load: Callable[[], Run], deliver: Deliver,
+                 jobs: tuple[tuple[str, ...], ...] | None = None):
+        self.deliver = deliver
+        self._lock = threading.Lock()
+        self._failed = False
+        self.workers = [Worker(run, load, self._delivered, group) for group in (jobs or groups())]
+        self._running = len(self.workers)
+
+    def start(self) -> None:
+        _LIVE.add(self)
+        for worker in self.workers:
+            worker.start()
+
+    @property
+    def processes(self) -> list[Any]:
+        return [w.process for w in self.workers if w.process is not None]
+
+    @property
+    def alive(self) -> bool:
+        return any(w.alive for w in self.workers)
+
+    def _delivered(self, kind: str, value: Any) -> None:
+        with self._lock:
+            if self._failed:
+                return
+            if kind == "failed":
+                self._failed = True
+            elif kind == "done":
+                self._running -= 1
+                if self._running:
+                    return
+        if kind == "failed":
+            for worker in self.workers:
+                worker._stopped.set()
+            threading.Thread(target=self.stop, daemon=True).start()  # not from a reading thread: it joins them
+        self.deliver(kind, value)
+
+    def stop(self) -> None:
+        """End every worker now (the run was closed): nothing more is delivered."""
+        for worker in self.workers:
+            worker.stop()
+        _LIVE.discard(self)
+
+
+def stop_all() -> None:
+    """Every worker still running (the app is quitting)."""
+    for background in list(_LIVE):
+        background.stop()
