@@ -10,6 +10,7 @@ from branch_app_helpers import (POLICY_DOWN, api_env, branch_app, checked, expec
                                 open_editor, policy_error, send, type_text, until, until_text)
 from fake_messages_api_stream import Error, Turn, stream_api, text, tool_use  # noqa: F401
 
+from tui.app.screens.dialogs import PromptScreen
 from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.app.screens.branch.editor import BranchEditorScreen
 from tui.app.screens.branch.review import ReviewScreen
@@ -129,13 +130,57 @@ async def test_no_api_key_says_how_to_set_it_and_sends_nothing(api_env, tmp_path
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await open_editor(pilot)
+        shown = await checked(pilot)
+        # said in the editor before any edit is built, never "this request can be sent"
+        assert "ANTHROPIC_API_KEY is not set" in shown and "can be sent" not in shown
         await policy_error(pilot)
-        await pilot.press("ctrl+s")
+        await pilot.press("ctrl+s")  # asks for the key instead of refusing at send
         await settle(pilot)
-        assert app.screen is editor
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is editor and editor.session.edited(("block", 4, 0))  # the edit is kept
         notes = " ".join(str(n.message) for n in app._notifications)
         assert "ANTHROPIC_API_KEY is not set" in notes and "export ANTHROPIC_API_KEY=" in notes
     assert api_env.requests == [] and not (tmp_path / "data").exists()
+
+
+async def test_a_key_typed_in_the_editor_keeps_the_edit_and_sends_it(api_env, tmp_path, monkeypatch):
+    from fake_messages_api_stream import DUMMY_KEY
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    api_env.add(Turn([text("Sorry, the policy service is down.")]))
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        editor = await open_editor(pilot)
+        await policy_error(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        await type_text(pilot, DUMMY_KEY)
+        assert DUMMY_KEY not in screen_text(app)  # typed as dots
+        await pilot.press("enter")
+        await until_text(pilot, "Send this branch?")
+        assert editor.session.edited(("block", 4, 0))
+        await pilot.press("enter")
+        await until_text(pilot, "the model ended its turn", timeout=60)
+        path = app.screen.saved_path
+    assert api_env.bodies[0]["messages"][4]["content"][0]["is_error"] is True
+    assert DUMMY_KEY.encode() not in open(path, "rb").read()
+
+
+async def test_an_unreachable_base_url_is_said_in_the_editor_with_the_url(api_env, tmp_path, monkeypatch):
+    import socket
+
+    with socket.socket() as deaf:
+        deaf.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{deaf.getsockname()[1]}"
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+        app = branch_app(tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await open_editor(pilot)
+            shown = await until_text(pilot, "cannot reach")
+            assert f"cannot reach {url}" in shown
 
 
 async def test_escape_cancels_a_stalled_stream_and_the_file_keeps_only_complete_turns(api_env, tmp_path):

@@ -51,14 +51,15 @@ def test_branching_the_refund_run_sends_exactly_the_edited_request(stream_api, t
                      "messages": [*messages[:4], edited4], "stream": True}
     headers = stream_api.requests[0]["headers"]  # the SDK sends the key as x-api-key or a Bearer token
     assert DUMMY_KEY in (headers.get("x-api-key"), headers.get("authorization", "").removeprefix("Bearer "))
-    # the recorded resolver answered the identical call with the parent's own result
+    # the recorded resolver answered the identical call from the branch's world: the edited error again
     assert second["messages"][:5] == first["messages"]
     assert second["messages"][5] == {"role": "assistant", "content": [
         {"type": "text", "text": "Let me try the policy once more."},
         {"type": "tool_use", "id": "toolu_B1", "name": "lookup_policy", "input": {"topic": "lost_shipment"}}]}
     assert second["messages"][6] == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_B1", "content": POLICY}]}
-    assert "answered by recorded (message 4)" in result.stdout
+        {"type": "tool_result", "tool_use_id": "toolu_B1", "content": ERROR_TEXT, "is_error": True}]}
+    assert POLICY not in str(second["messages"])
+    assert "answered by recorded, from the edit (message 4)" in result.stdout
     assert "Your refund can go ahead." in result.stdout
 
     saved = [p for p in _files(tmp_path / "data") if p.name.endswith(store.SUFFIX)]
@@ -86,7 +87,8 @@ def test_json_output_and_a_model_override(stream_api, tmp_path):
     assert result.code == 0, result.stderr
     doc = orjson.loads(result.stdout)
     assert doc == {"path": str(out), "at": 6, "steps": 1, "stop_reason": "end_turn", "first": 7, "error": None,
-                   "messages": [{"role": "assistant", "content": [{"type": "text", "text": "Refunded."}]}]}
+                   "messages": [{"role": "assistant", "content": [{"type": "text", "text": "Refunded."}]}],
+                   "from_edit": [], "unanswered": None}
     assert stream_api.bodies[0]["model"] == "claude-other"
     lineage = open_run(str(out)).lineage
     assert lineage["model"] == "claude-other" and lineage["patch"] == [
@@ -207,6 +209,7 @@ def test_a_network_failure_exits_3_and_keeps_the_branch(tmp_path):
     result = run_cli("branch", str(REFUND), "--at", "4", "--tool-error", "toolu_01Ef", ERROR_TEXT, "-o", str(out),
                      env=env)
     assert result.code == 3 and "could not reach the API" in result.stderr
+    assert "http://127.0.0.1:9" in result.stderr  # the error names the URL it could not reach
     assert open_run(str(out)).lineage["status"] == "api_error"
 
 

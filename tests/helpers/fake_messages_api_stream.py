@@ -12,7 +12,8 @@ in the API's error envelope, so a client's side calls get an answer, not a hang.
   tool inputs as partial JSON, message_delta, message_stop) or as one JSON message.
   ``stall_after=K`` sends K events, sets ``api.stalled`` and then hangs until released;
   ``cut_after=K`` closes the connection after K events; ``error_after=K`` sends an SSE
-  ``error`` event (overloaded_error) after K events.
+  ``error`` event (overloaded_error) after K events; ``delay`` waits before answering.
+  ``in_flight``/``peak_in_flight`` count the ``/v1/messages`` requests being answered at once.
 - ``Error(status, type, message)``: the API's error envelope with a ``request-id`` header.
 """
 
@@ -43,6 +44,7 @@ class Turn:
     stall_after: int | None = None  # events to send before hanging (to kill a client mid-stream)
     cut_after: int | None = None  # events to send before closing the connection
     error_after: int | None = None  # events to send before an SSE error event (overloaded_error)
+    delay: float = 0.0  # seconds to wait before answering (so concurrent requests overlap)
 
 
 @dataclass
@@ -101,6 +103,8 @@ class FakeMessagesAPI:
         self.release = threading.Event()
         self._count = 0
         self._lock = threading.Lock()
+        self.in_flight = 0  # POST /v1/messages being answered right now
+        self.peak_in_flight = 0  # the most answered at once
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -166,8 +170,9 @@ class FakeMessagesAPI:
     def _serve(self, handler: BaseHTTPRequestHandler, body: Any, raw: bytes = b"") -> None:
         path = handler.path.split("?")[0]
         with self._lock:
-            self.requests.append({"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()},
-                                  "body": body, "raw": raw, "method": "POST"})
+            record = {"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()},
+                      "body": body, "raw": raw, "method": "POST"}
+            self.requests.append(record)
             if path != "/v1/messages":
                 status, payload = (200, {"input_tokens": fake_count(body)}) if path == "/v1/messages/count_tokens" \
                     and isinstance(body, dict) else (404, {"type": "error", "error": {
@@ -178,9 +183,19 @@ class FakeMessagesAPI:
             self._answer(handler, status, payload)
             return
         with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            self._reply(handler, body, record)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _reply(self, handler: BaseHTTPRequestHandler, body: Any, record: dict[str, Any]) -> None:
+        with self._lock:
             self._count += 1
             number = self._count
-            self.requests[-1]["number"] = number  # the request-id and message id its answer carries
+            record["number"] = number  # the request-id and message id its answer carries
             if self.responder is not None:
                 reply: Turn | Error = self.responder(body)
             elif self.replies:
@@ -201,6 +216,8 @@ class FakeMessagesAPI:
             handler.wfile.write(payload)
             return
         message_id = f"msg_fake_{number:03d}"
+        if reply.delay:
+            time.sleep(reply.delay)
         if not (isinstance(body, dict) and body.get("stream")):
             payload = json.dumps({"id": message_id, "type": "message", "role": "assistant", "model": reply.model,
                                   "content": reply.content, "stop_reason": reply.stop_reason,

@@ -190,6 +190,7 @@ EDITOR = [
     Binding("i", "tool_input", "Input", id="branch.tool_input"),
     Binding("m", "model", "Model", id="branch.model"),
     Binding("u", "restore", "Undo", id="branch.restore"),
+    Binding("k", "api_key", "API key", id="branch.api_key"),  # shown only while no key is set
     Binding("escape", "close", "Close", id="branch.close"),
 ]
 #: At 80 columns the quick edits do not all fit beside ``? Keys``: these leave the footer first.
@@ -216,10 +217,13 @@ BRANCH_RUN = [
     Binding("escape", "back", "Back", id="branch_run.back"),
     Binding("o", "open", "Open in stepper", id="branch_run.open"),
     Binding("v", "compare", "Side by side", id="branch_run.compare"),
+    Binding("r", "retry", "Retry", id="branch_run.retry"),
 ]
 TREE = [
     Binding("enter", "compare", "Side by side", id="tree.compare"),
     Binding("o", "open", "Open in stepper", id="tree.open"),
+    Binding("h", "hide", "Hide failed", id="tree.hide"),
+    Binding("d", "delete", "Delete", id="tree.delete"),
     Binding("escape", "back", "Back", id="tree.back"),
 ]
 PAIR = [

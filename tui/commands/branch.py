@@ -5,14 +5,25 @@
         [--model M] [--resolver SPEC] [--max-steps K] [-o OUT] [--json]
     turnscope branch --resume BRANCH_FILE [--resolver SPEC] [--max-steps K]
         [--json]
+    turnscope branch FILE --at N (--patch P | --tool-error ID TEXT | --system-file F)
+        --samples K [--control] [--concurrency C] [--event SPEC] [--resolver SPEC]
+        [--max-steps S] [-o EXPERIMENT] [--json]
+    turnscope branch --resume EXPERIMENT_FILE [--json]
 
 The branch keeps messages 0..N (edited), sends them with the run's system, tools and
 params (as edited) through the anthropic SDK, and answers the model's tool calls with the
-resolver (recorded: reuse the parent's result for the same call, else stop; stop; or
-python:MODULE:FUNCTION). It goes on until the model's final turn or K model calls
+resolver (recorded: reuse the result the branch's world gave the same call, the edited
+one where the edit changed it, else stop and say why; stop; or python:MODULE:FUNCTION). It goes on until the model's final turn or K model calls
 (default 10). Every turn is saved as it completes, atomically, to OUT or the user data
 dir; the parent file is never written. The key comes from ANTHROPIC_API_KEY (never
 written anywhere); ANTHROPIC_BASE_URL picks the endpoint.
+
+With --samples K it is an experiment: the cost of the first calls is printed before
+anything is sent, K samples of the edited request (and K of the unedited one with
+--control) run at most C at a time, each saved as its own branch file under one
+experiment file, and the summary counts per arm the first action, tool sequences, stop
+reasons, steps and the --event (count/K with a 95% Wilson interval, and the difference
+between the arms). --resume EXPERIMENT_FILE continues the unfinished samples only.
 
 Exit 0 when the branch ran (whatever stopped it), 2 on bad input (nothing sent), 3 when
 the API failed or the branch file could not be written (it is kept up to its last complete
@@ -36,6 +47,7 @@ from tui.core.branch import api, patch as patches, runner, store
 from tui.core.branch.events import Finished
 from tui.core.branch.resolvers import HEADLESS_SPECS, Resolver, make_resolver
 from tui.core.errors import LoadError, UsageError
+from tui.core.prefix import check_index
 from tui.core.safe import one_line
 from tui.formats import format_names, open_run
 from tui.formats.sidecar import read_system
@@ -61,6 +73,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "(default recorded; on --resume, the branch's own)")
     parser.add_argument("--max-steps", type=int, metavar="K",
                         help=f"stop after K model calls since N (default {runner.DEFAULT_MAX_STEPS})")
+    parser.add_argument("--samples", type=int, metavar="K", help="an experiment: send the edited request K times "
+                        "(each sample its own branch file under one experiment file; the summary counts them)")
+    parser.add_argument("--control", action="store_true", help="with --samples: also send the unedited request "
+                        "K times (the control arm)")
+    parser.add_argument("--concurrency", type=int, metavar="C", help="with --samples: at most C samples at once "
+                        "(default 4; a 429/529 narrows the pool)")
+    parser.add_argument("--event", metavar="SPEC", help="with --samples: the event to count: TOOL, "
+                        "TOOL:PATH=VALUE (an input match, e.g. issue_refund:amount_cents=8900) or text:WORDS")
     parser.add_argument("-o", "--output", metavar="OUT", help="save the branch here instead of the user data dir")
     parser.add_argument("--json", action="store_true",
                         help='print {"path","at","steps","stop_reason","messages":[new messages]} at the end')
@@ -73,13 +93,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max_steps is not None and args.max_steps < 1:
         raise UsageError("--max-steps must be at least 1")
+    if args.samples is not None and args.samples < 1:
+        raise UsageError("--samples must be at least 1")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    experiment = args.samples is not None or args.control
+    if (args.control or args.event) and args.samples is None and args.resume is None:
+        raise UsageError("--control and --event go with --samples K (an experiment)")
     if args.resume is not None:
-        if args.file is not None or args.at is not None or _edit_given(args) or args.output:
+        if args.file is not None or args.at is not None or _edit_given(args) or args.output or args.samples:
             raise UsageError("--resume takes only the branch file (plus --resolver, --max-steps, --json)")
+        from tui.core.branch.experiment import is_experiment
+
+        if is_experiment(args.resume):
+            from tui.commands import branch_experiment
+
+            return branch_experiment.resume(args, open_run)
+        if args.event or args.control or args.concurrency:
+            raise UsageError(f"{args.resume} is a branch file: --event, --control and --concurrency are for experiments")
         branch, note = runner.resume(args.resume, open_run)
         spec = args.resolver or branch.lineage.get("resolver") or "recorded"
-        resolver = make_resolver(spec, branch.parent)
-        api.check_environment()
+        resolver = make_resolver(spec, branch.parent, edited=branch.run)
+        if not runner.is_finished(branch):  # a finished branch sends nothing: it needs no key
+            api.check_environment()
         if note and spec == "recorded":
             print(f"turnscope: note: no recorded answers: {one_line(note)}; unanswered calls stop the branch",
                   file=sys.stderr)
@@ -92,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
             branch.save()
         except runner.SaveError as exc:
             raise UsageError(f"{exc.strerror}; nothing was sent") from None
+    elif experiment:
+        return _start_experiment(args)
     else:
         branch, resolver = _start(args)
     steps = args.max_steps or branch.lineage.get("max_steps") or runner.DEFAULT_MAX_STEPS
@@ -141,7 +179,29 @@ def _start(args: argparse.Namespace) -> tuple[runner.Branch, Resolver]:
         raise UsageError(f"{exc.strerror}; nothing was sent") from None
     except OSError as exc:  # the directory for it could not be made
         raise UsageError(f"cannot save the branch: {exc.strerror or exc}; nothing was sent") from None
+    if spec == "recorded":  # answers come from the branch's own world: the edit, then the original
+        resolver = make_resolver(spec, parent, edited=branch.run)
     return branch, resolver
+
+
+def _start_experiment(args: argparse.Namespace) -> int:
+    from tui.commands import branch_experiment
+
+    if args.file is None:
+        raise UsageError("give the run FILE to branch (or --resume EXPERIMENT_FILE)")
+    if args.at is None:
+        raise UsageError("give --at N: the message to edit (messages after it are dropped)")
+    if not _edit_given(args):
+        raise UsageError("nothing to change: give --patch, --tool-error, --system-file or --model")
+    if args.output and _same_file(args.output, args.file):
+        raise UsageError(f"{args.output}: refusing to overwrite the run being branched")
+    parent = open_from_args(args)
+    at = check_index(parent, args.at)
+    args.at = at
+    edit = _patch(args, patches.base_document(parent, at))
+    if args.model:
+        edit += patches.param("model", args.model)
+    return branch_experiment.start(args, parent, edit, store.sha256_of(args.file))
 
 
 def _patch(args: argparse.Namespace, base: dict[str, Any]) -> list[dict[str, Any]]:

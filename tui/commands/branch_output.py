@@ -75,7 +75,9 @@ class Printer:
         if self.as_json:
             doc = {"path": f.path, "at": self.branch.lineage.get("at"), "steps": f.steps,
                    "stop_reason": f.stop_reason, "messages": f.new, "first": f.first,
-                   "error": f.error.as_dict() if f.error else None}
+                   "error": f.error.as_dict() if f.error else None,
+                   "from_edit": self.branch.lineage.get("from_edit") or [],
+                   "unanswered": self.branch.lineage.get("unanswered")}
             write_bytes(jsonio.dumps(doc))
             return
         why = WHY.get(f.stop_reason, f"the model stopped: {f.stop_reason}")
@@ -83,6 +85,9 @@ class Printer:
         if f.stop_reason == "max_steps":
             out(f"go on with: {again} --max-steps {self.branch.steps + 10}")
         elif f.stop_reason == "stopped":
+            why = (self.branch.lineage.get("unanswered") or {}).get("why")
+            if why:
+                out(f"why: {why}")
             out(f"answer it with: {again} --resolver python:MODULE:FUNCTION")
         kept = kept_answers(self.branch.lineage)
         if kept:

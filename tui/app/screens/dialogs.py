@@ -27,16 +27,18 @@ class PromptScreen(ModalScreen[str | None]):
     BINDINGS = keys.PROMPT
     answer = getters.query_one("#prompt-input", Input)
 
-    def __init__(self, question: str, placeholder: str = "", value: str = "", *, name: str | None = None) -> None:
+    def __init__(self, question: str, placeholder: str = "", value: str = "", *, name: str | None = None,
+                 password: bool = False) -> None:
         super().__init__(name=name)
         self.question = question
         self.placeholder = placeholder
         self.value = value
+        self.password = password  # the typed text is shown as dots (an API key)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt"):
             yield Static(Text(self.question, "bold"), id="prompt-question")
-            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input", password=self.password)
 
     def on_mount(self) -> None:
         self.answer.focus()

@@ -63,6 +63,35 @@ def redact(text: str) -> str:
     return text.replace(key, "[ANTHROPIC_API_KEY]") if len(key) >= 4 else text
 
 
+def base_url() -> str:
+    """Where model calls go: ``ANTHROPIC_BASE_URL``, else the SDK's default endpoint."""
+    return (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or "https://api.anthropic.com"
+
+
+def unreachable(timeout: float = 1.5) -> str | None:
+    """Why ``ANTHROPIC_BASE_URL`` cannot be reached (a TCP connect to its host and port), or None.
+
+    Only a base URL the user set is probed (the default endpoint is left to the SDK); nothing is sent."""
+    url = (os.environ.get("ANTHROPIC_BASE_URL") or "").strip()
+    if not url:
+        return None
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        return f"ANTHROPIC_BASE_URL={url} is not a URL: {exc}"
+    if not host or parts.scheme not in ("http", "https"):
+        return f"ANTHROPIC_BASE_URL={url} is not an http(s) URL"
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        return f"cannot reach {url} (ANTHROPIC_BASE_URL): {exc.strerror or exc}"
+    return None
+
+
 def check_environment() -> None:
     """The key is there and the timeout and retries are numbers: said before anything is sent or saved."""
     api_key()
@@ -167,7 +196,7 @@ def failure(exc: BaseException) -> ApiFailure:
                           request_id=exc.request_id)
     if isinstance(exc, anthropic.APITimeoutError):  # no answer at all: the SDK has retried
         retries = api_retries()
-        return ApiFailure("connection", f"no answer within {api_timeout():g} s ({TIMEOUT_VARIABLE}), "
+        return ApiFailure("connection", f"{base_url()}: no answer within {api_timeout():g} s ({TIMEOUT_VARIABLE}), "
                                         f"after the SDK's {retries} retr{'y' if retries == 1 else 'ies'}")
     if type(exc).__name__ == "ReadTimeout":  # the stream began, then went quiet: a stream is not retried
         return ApiFailure("connection", f"the stream stopped: nothing arrived for {api_timeout():g} s "
@@ -175,13 +204,13 @@ def failure(exc: BaseException) -> ApiFailure:
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
-        return ApiFailure("connection", redact(f"{exc.message}{detail} (after the SDK's retries)"))
+        return ApiFailure("connection", redact(f"{base_url()}: {exc.message}{detail} (after the SDK's retries)"))
     if isinstance(exc, IncompleteStream):
         return ApiFailure("connection", str(exc))
     if isinstance(exc, anthropic.AnthropicError):
         return ApiFailure("other", redact(f"{type(exc).__name__}: {exc}"))
     name = type(exc).__name__
     if type(exc).__module__.startswith(("httpx", "httpcore", "ssl", "socket")) or isinstance(exc, OSError):
-        return ApiFailure("connection", redact(f"the connection broke: {name}: {exc}"))
+        return ApiFailure("connection", redact(f"the connection to {base_url()} broke: {name}: {exc}"))
     detail = f"{name}: {exc}" if str(exc) else name
     return ApiFailure("other", redact(f"the answer is not a Messages API stream ({detail})"))

@@ -103,6 +103,7 @@ class ToolCall:
     id: str
     name: str
     input: Any
+    why: str = ""  # set by a resolver that could not answer it (e.g. the edit made it ambiguous)
 
 
 @dataclass

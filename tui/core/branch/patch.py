@@ -25,6 +25,7 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+from tui.core import jsonio
 from tui.core.errors import UsageError
 from tui.core.grammar import ERROR, Finding, check_request
 from tui.core.prefix import check_index, request_at
@@ -194,3 +195,24 @@ def param(key: str, value: Any) -> Patch:
     if value is None:
         return [{"op": "remove", "path": path}]
     return [{"op": "add", "path": path, "value": value}]
+
+
+def describe(patch: Any, width: int = 48) -> str:
+    """The patch in one line: each change (``test`` ops left out) as ``op path = value``, values cut to ``width``."""
+    if not isinstance(patch, list):
+        return "(not a patch)"
+    parts = []
+    for op in patch:
+        if not isinstance(op, dict) or op.get("op") == "test":
+            continue
+        kind, path = str(op.get("op")), str(op.get("path"))
+        if kind == "remove":
+            parts.append(f"remove {path}")
+            continue
+        value = op.get("value")
+        shown = value if isinstance(value, str) else jsonio.dumps(value).decode("utf-8", "replace")
+        shown = " ".join(str(shown).split())
+        if len(shown) > width:
+            shown = shown[:width - 1] + "…"
+        parts.append(f"{kind} {path} = {shown}" if kind in ("add", "replace") else f"{kind} {path}")
+    return "; ".join(parts) if parts else "(no change)"

@@ -36,6 +36,8 @@ from tui.core.summary import tool_uses
 
 DEFAULT_MAX_STEPS = 10
 ANSWERED = "answered"  # lineage key: answers kept from a turn the branch stopped part way through
+FROM_EDIT = "from_edit"  # lineage key: [{"index", "tool_use_id", "from"}]: answers the edit gave
+UNANSWERED = "unanswered"  # lineage key: {"index", "tool_use_id", "why"}: the call a stop left unanswered
 
 
 class SaveError(OSError):
@@ -76,8 +78,9 @@ class Branch:
 
 def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, parent_sha: str,
           max_steps: int = DEFAULT_MAX_STEPS, output: str | Path | None = None, data_dir: Any = None,
-          sidecars: dict[str, str] | None = None) -> Branch:
-    """Apply and check the edit, then save the branch file (messages 0..N as edited)."""
+          sidecars: dict[str, str] | None = None, extra: dict[str, Any] | None = None) -> Branch:
+    """Apply and check the edit, then save the branch file (messages 0..N as edited).
+    ``extra``: more lineage keys (an experiment's sample names its experiment)."""
     at = check_index(parent, at)  # a negative index counts back from the end
     base = patches.base_document(parent, at)
     edited = patches.apply(base, patch, at)
@@ -87,6 +90,7 @@ def start(parent: Run, at: int, patch: list[dict[str, Any]], *, resolver: str, p
         raise UsageError(f"{path} exists: choose another -o path, or continue it with --resume")
     lineage = store.lineage(parent, parent_sha, at, patch, edited.get("model"), resolver, max_steps,
                             api.now_iso(), sidecars)
+    lineage.update(extra or {})
     branch = Branch(store.branch_run(parent, edited, str(path), lineage), path, parent)
     branch.save()
     return branch
@@ -100,6 +104,17 @@ def resume(path: str | Path, open_run: Callable[..., Run]) -> tuple[Branch, str 
     jsonio.remove_leftover_temporaries(path)  # a killed save leaves its temporary file behind
     parent, note = store.open_parent(run.lineage or {}, open_run)
     return Branch(run, Path(path), parent), note
+
+
+def is_finished(branch: Branch) -> bool:
+    """The branch ends with the model's final turn: running it again sends nothing (no key needed)."""
+    run = branch.run
+    last = run.messages[-1] if run.messages else None
+    if not (isinstance(last, dict) and last.get("role") == "assistant") or len(run.messages) - 1 <= branch.lineage["at"]:
+        return False
+    call = run.call_for(len(run.messages) - 1)
+    stop = call.stop_reason if call is not None else None
+    return not tool_uses(last) or stop not in (None, "tool_use")
 
 
 class Runner:
@@ -145,8 +160,11 @@ class Runner:
         run, first = self.branch.run, len(self.branch.run.messages)
         client = None
 
+        saved_as: list[str] = []  # the status the last save already wrote with the final turn
+
         def finish(reason: str, error: ApiFailure | None = None) -> None:
-            self.branch.save(reason)
+            if saved_as != [reason] or error is not None:
+                self.branch.save(reason)
             emit(Finished(reason, self._made, str(self.branch.path), error, run.messages[first:], first))
 
         try:
@@ -181,7 +199,14 @@ class Runner:
                 run.calls.append(call)
                 run.calls_changed()
                 self._made += 1
-                self.branch.save()
+                final = not tool_uses(turn) or call.stop_reason not in (None, "tool_use")
+                if final:  # the model's last turn: saved once, with the branch's status
+                    reason = call.stop_reason or "end_turn"
+                    self.branch.save(reason)
+                    saved_as[:] = [reason]
+                else:
+                    self.branch.save()
+                    saved_as.clear()
                 emit(TurnSaved(index, turn, call, str(self.branch.path)))
         except asyncio.CancelledError:
             try:
@@ -218,10 +243,16 @@ class Runner:
                 else:
                     resolution = await self.resolver.resolve(call)
                     result = resolution.block(call.id) if resolution is not None else None
-                    shown = via = resolution.via if resolution is not None else "stop"
+                    shown = via = resolution.via if resolution is not None else (
+                        f"stop: {call.why}" if call.why else "stop")
+                    if resolution is not None and resolution.from_edit is not None:
+                        self.branch.lineage.setdefault(FROM_EDIT, []).append(
+                            {"index": index + 1, "tool_use_id": call.id, "from": resolution.from_edit})
                 emit(ToolResolved(index, call.id, call.name, result, shown))
                 if result is None:
                     self._keep(index, results, vias)
+                    self.branch.lineage[UNANSWERED] = {"index": index, "tool_use_id": call.id,
+                                                       **({"why": call.why} if call.why else {})}
                     return False
                 results.append(result)
                 vias.append(via)
@@ -234,6 +265,7 @@ class Runner:
             self._keep(index, results, vias)
             raise
         self.branch.lineage.pop(ANSWERED, None)
+        self.branch.lineage.pop(UNANSWERED, None)
         turn = {"role": "user", "content": results}
         self.branch.run.messages.append(turn)
         self.branch.save()

@@ -14,7 +14,12 @@ parent's calls for messages 0..N are kept as facts about the parent (no request)
      "model": MODEL SENT, "resolver": SPEC, "max_steps": K, "created": ISO TIME (UTC),
      "status": "running" | a Finished stop_reason,
      "answered": {"index": I, "results": [tool_result, ...], "via": [RESOLVER, ...]},  # see below
-     "resumed": [{"time", "from": FIRST NEW INDEX, "resolver", "max_steps"}, ...]}  # after --resume
+     "resumed": [{"time", "from": FIRST NEW INDEX, "resolver", "max_steps"}, ...],  # after --resume
+     "from_edit": [{"index": RESULT MESSAGE, "tool_use_id", "from": EDITED MESSAGE}, ...],
+     "unanswered": {"index": I, "tool_use_id", "why": REASON}}  # while stopped at a call
+
+``from_edit`` lists the results the recorded resolver took from the edit (an edited result
+given again to a retried call), so an experiment's answers can be told from the original's.
 
 ``answered`` is there only while the last message is an assistant turn whose tool calls
 are part answered (saved after each answer, so it survives a stop, a cancel or a kill):

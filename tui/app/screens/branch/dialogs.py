@@ -43,21 +43,27 @@ def finding_lines(verdict: Verdict, text: Text) -> Text:
 class AnswerScreen(ModalScreen[Resolution | None]):
     """The manual resolver: type the tool's result, send it as an error, or stop the branch."""
 
-    HELP = ("The model asked for a tool the original run never called with this input. Type what the tool "
-            "returns: ctrl+s sends it as the result, ctrl+t as an error result (is_error); Escape stops "
+    HELP = ("The model asked for a tool; the line above the result says whether the original run made the "
+            "identical call (its result is then filled in). Type or edit what the tool returns: ctrl+s sends it as the result, ctrl+t as an error result (is_error); Escape stops "
             "the branch here with the call unanswered (turnscope branch --resume can answer it later; the "
             "answers you already gave to this turn are kept and not asked again).")
     BINDINGS = keys.ANSWER
     editor = getters.query_one("#answer-text", TextArea)
 
-    def __init__(self, call: ToolCall, note: str = "") -> None:
+    def __init__(self, call: ToolCall, note: str = "", value: str = "", error: bool = False, said: str = "") -> None:
         super().__init__()
         self.call = call
         self.note = note
+        self.value = value  # the result filled in (the identical call's, when the run made one)
+        self.error = error
+        self.said = said  # the model's text in the same turn: what it said about the call
 
     def compose(self) -> ComposeResult:
         call = self.call
         head = Text()
+        if self.said.strip():
+            head.append("the model said: ", palette.DIM)
+            head.append(visible(self.said.strip()) + "\n")
         head.append(f"message {call.index} asks for a tool: ", palette.DIM)
         head.append(one_line(call.name), "bold")
         head.append("  " + one_line(call.id) + "\n", palette.DIM)
@@ -69,7 +75,7 @@ class AnswerScreen(ModalScreen[Resolution | None]):
                 yield Static(head, id="answer-call-text")
             yield Static(Text("the result (ctrl+s: send · ctrl+t: send as an error · escape: stop the branch)",
                               "bold"), id="answer-label")
-            yield TextArea(id="answer-text", soft_wrap=True, tab_behavior="focus")
+            yield TextArea(self.value, id="answer-text", soft_wrap=True, tab_behavior="focus")
             yield Footer()
 
     def on_mount(self) -> None:

@@ -116,6 +116,7 @@ class BranchEditorScreen(FittedFooter, Screen):
         self._dirty = False  # the editor holds text not yet taken into the session
         self._timer = None
         self._starting = False
+        self.endpoint_problem: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="branch-header")
@@ -227,11 +228,39 @@ class BranchEditorScreen(FittedFooter, Screen):
         self.pending = True
         doc, problems = self.session.snapshot()
         self._check(self.generation, doc, problems)
+        self._probe()
         self._describe()
 
     @work(thread=True, exclusive=True, group="branch-check")
     def _check(self, generation: int, doc: dict, problems: list[str]) -> None:
         self.post_message(self.Checked(generation, verdict_for(doc, problems)))
+
+    @work(thread=True, exclusive=True, group="branch-endpoint")
+    def _probe(self) -> None:
+        """Once, as the editor opens: whether ANTHROPIC_BASE_URL answers at all (nothing is sent)."""
+        self.post_message(self.Endpoint(api.unreachable()))
+
+    class Endpoint(Message):
+        """Why ``ANTHROPIC_BASE_URL`` cannot be reached (None: it can, or it is the default)."""
+
+        def __init__(self, problem: str | None) -> None:
+            super().__init__()
+            self.problem = problem
+
+    def on_branch_editor_screen_endpoint(self, message: Endpoint) -> None:
+        self.endpoint_problem = message.problem
+        self._describe()
+
+    def _environment(self) -> tuple[str, str] | None:
+        """(what is wrong, how to fix it) with sending from here, before any edit is built."""
+        try:
+            api.api_key()
+        except api.NoApiKey:
+            return ("ANTHROPIC_API_KEY is not set: this edit can be checked, not sent",
+                    "k types a key (memory only); your edit is kept")
+        if self.endpoint_problem:
+            return self.endpoint_problem, "sending will fail until it answers"
+        return None
 
     def on_branch_editor_screen_checked(self, message: Checked) -> None:
         if message.generation == self.generation:
@@ -245,18 +274,27 @@ class BranchEditorScreen(FittedFooter, Screen):
         """The verdict line (findings with index and block) and the patch line."""
         verdict = self.verdict
         text = Text()
+        blocked = self._environment()
         if verdict is None or self.pending:
             text.append("checking the edited request …", palette.NOTE)
         elif verdict.sendable:
             text.append("✓ ", "bold green")
             warnings = len(verdict.findings)
             text.append("no findings" if not warnings else f"{warnings} warning{'s' * (warnings != 1)}, no errors")
-            text.append(": this request can be sent (ctrl+s)\n", palette.DIM)
+            if blocked is None:
+                text.append(": this request can be sent (ctrl+s)\n", palette.DIM)
+            else:
+                text.append(": the API would accept this request\n", palette.DIM)
             finding_lines(Verdict(verdict.findings), text)
         else:
             text.append("cannot be sent: ", palette.ERROR)
             text.append("the API would reject this request\n" if verdict.errors else "fix this first\n")
             finding_lines(verdict, text)
+        if blocked is not None:
+            text.rstrip()
+            text.append("\n⚠ ", palette.WARNING)
+            text.append(one_line(blocked[0]), palette.WARNING)
+            text.append(f" · {blocked[1]}", palette.DIM)
         text.rstrip()
         self.verdict_line.update(text)
         ops = len(self.session.patch()) if not self.session.drafts else None
@@ -287,6 +325,8 @@ class BranchEditorScreen(FittedFooter, Screen):
             return not in_editor
         if action == "restore":
             return not in_editor and self.session.edited(self.key)
+        if action == "api_key":
+            return not in_editor and not os.environ.get(api.KEY_VARIABLE, "").strip()
         if action == "review":
             ready = self.verdict is not None and not self.pending and self.verdict.sendable
             return True if ready and not self._starting else None
@@ -345,6 +385,23 @@ class BranchEditorScreen(FittedFooter, Screen):
 
         self.app.push_screen(PromptScreen("Send the branch to model", value=current), answer)
 
+    def action_api_key(self, then_review: bool = False) -> None:
+        """Ask for the key (shown as dots) and keep it in this process's environment only: it is
+        never written anywhere; the edit stays as it is."""
+
+        def answer(value: str | None) -> None:
+            if value and value.strip():
+                os.environ[api.KEY_VARIABLE] = value.strip()
+                self._describe()
+                self.refresh_bindings()
+                if then_review:
+                    self.action_review()
+            else:
+                self.notify(api.KEY_HELP, title="No API key", severity="error", markup=False, timeout=15)
+
+        self.app.push_screen(PromptScreen("ANTHROPIC_API_KEY is not set: the key to send this branch with "
+                                          "(kept in memory for this session, never saved)", password=True), answer)
+
     def action_close(self) -> None:
         if self.focused is self.editor:
             self.options.focus()
@@ -360,8 +417,8 @@ class BranchEditorScreen(FittedFooter, Screen):
             return
         try:
             api.api_key()
-        except api.NoApiKey as exc:
-            self.notify(str(exc), title="No API key", severity="error", markup=False, timeout=15)
+        except api.NoApiKey:
+            self.action_api_key(then_review=True)
             return
         doc = self.session.document()
         screen = ReviewScreen(parent=self.run.source.path, at=self.at,

@@ -29,11 +29,15 @@ from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import AnswerScreen
 from tui.app.widgets.turns_view import TurnsView
 from tui.core.branch import runner, store
+from tui.core.branch.api import now_iso
 from tui.core.branch.outcome import WHY, kept_answers
 from tui.core.branch.events import (BlockStarted, Delta, Event, Finished, StepStarted, ToolCall, ToolResolved,
                                     TurnSaved)
-from tui.core.branch.resolvers import ManualResolver, Resolution, Resolver, make_resolver
+from tui.core.branch.edit import json_text
+from tui.core.branch.resolvers import (Ambiguous, Answer, ManualResolver, RecordedAnswers, Resolution, Resolver,
+                                       make_resolver)
 from tui.core.errors import LoadError, UsageError
+from tui.core.run import blocks_of
 from tui.core.safe import one_line
 
 
@@ -88,7 +92,7 @@ class BranchRunScreen(Screen):
         self._say(Text("starting …", palette.NOTE))
         try:
             resolver = self.resolver or make_resolver(str(lineage.get("resolver") or "recorded"), self.branch.parent,
-                                                      ManualResolver(self.ask))
+                                                      ManualResolver(self.ask), edited=self.branch.run)
         except UsageError as exc:  # a python: module that went away since the review: nothing is sent
             self.finished = Finished("error", 0, self.saved_path)
             self._say(Text.assemble(("✗ ", palette.ERROR), one_line(str(exc))))
@@ -152,7 +156,10 @@ class BranchRunScreen(Screen):
             text.append(one_line(event.error.line()), palette.ERROR)
             text.append(f"\nthe branch is saved up to message {last}: ")
             text.append(one_line(event.path), "bold")
-            text.append(" (turnscope branch --resume continues it)", palette.DIM)
+            if self.retryable:
+                text.append("\nr: retry from the last saved turn · escape: back", palette.DIM)
+            else:
+                text.append(" (turnscope branch --resume continues it)", palette.DIM)
         else:
             why = WHY.get(event.stop_reason, f"the model stopped: {event.stop_reason}")
             text.append("✓ " if event.stop_reason in ("end_turn", "stop_sequence") else "■ ",
@@ -177,7 +184,11 @@ class BranchRunScreen(Screen):
             if not future.done():
                 future.set_result(result)
 
-        self._dialog = AnswerScreen(call, "no identical call in the original run: type what the tool returns")
+        note, value, error = self._offer(call)
+        said = [b.get("text") for b in blocks_of(self.branch.run.messages[call.index])
+                if isinstance(b, dict) and b.get("type") == "text"] if call.index < len(self.branch.run.messages) else []
+        self._dialog = AnswerScreen(call, note, value=value, error=error,
+                                    said="\n".join(t for t in said if isinstance(t, str)))
         self._say(Text.assemble("waiting for your answer to ", (one_line(call.name), "bold"), f" ({one_line(call.id)})"))
         self.app.push_screen(self._dialog, done)
         try:
@@ -189,6 +200,23 @@ class BranchRunScreen(Screen):
         finally:
             self._dialog = None
 
+    def _offer(self, call: ToolCall) -> tuple[str, str, bool]:
+        """What the dialog says and fills in: the branch world's identical call, if there is one."""
+        if call.why:
+            return f"not answered from the recording: {call.why}", "", False
+        found = RecordedAnswers(self.branch.parent, self.branch.run).lookup(call.name, call.input)
+        if isinstance(found, Ambiguous):
+            return f"not answered from the recording: {found.why}", "", False
+        if isinstance(found, Answer):
+            content = found.result.get("content")
+            value = content if isinstance(content, str) else ("" if content is None else json_text(content))
+            error = bool(found.result.get("is_error"))
+            whose = "the edit's" if found.from_edit else "the original run's"
+            return (f"the original run made this identical call: {whose} result (message {found.index}) is filled "
+                    f"in{' (an error result: ctrl+t sends it as one)' if error else ''}; edit it or send it",
+                    value, error)
+        return "no identical call in the original run: type what the tool returns", "", False
+
     # -- keys ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -197,7 +225,33 @@ class BranchRunScreen(Screen):
             return running
         if action in ("back", "open", "compare"):
             return not running
+        if action == "retry":
+            return self.retryable
         return True
+
+    @property
+    def retryable(self) -> bool:
+        """The branch stopped on a 429, a 529, a 5xx or a network failure: it can go on from its last saved turn."""
+        error = self.finished.error if self.finished is not None else None
+        if error is None:
+            return False
+        return error.kind == "connection" or (error.kind == "status" and (
+            error.status is None or error.status in (408, 409, 429) or error.status >= 500))
+
+    def action_retry(self) -> None:
+        """Go on from the last saved turn: the same branch file, a new runner (nothing saved is sent again)."""
+        if not self.retryable:
+            return
+        lineage = self.branch.lineage
+        lineage.setdefault("resumed", []).append({"time": now_iso(), "from": len(self.branch.run.messages),
+                                                  "resolver": str(lineage.get("resolver") or "recorded")})
+        self.finished = None
+        self.refresh_bindings()
+        self._say(Text("retrying from the last saved turn …", palette.NOTE))
+        resolver = self.runner.resolver if self.runner is not None else make_resolver(
+            "stop", self.branch.parent)
+        self.runner = runner.Runner(self.branch, resolver, max_steps=self.max_steps)
+        self.drive()
 
     def action_cancel(self) -> None:
         if self.runner is not None:

@@ -23,7 +23,8 @@ from textual.widgets.option_list import Option
 from tui.app import keys
 from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
-from tui.core.branch import store
+from tui.app.screens.dialogs import PromptScreen
+from tui.core.branch import patch as patches, store
 from tui.core.errors import LoadError
 from tui.core.run import Run
 from tui.core.safe import one_line
@@ -39,7 +40,7 @@ def flatten(entries: list[store.BranchEntry], depth: int = 0, parent: str | None
 
 
 def entry_text(depth: int, entry: store.BranchEntry) -> Text:
-    """Two lines: index, status, size, model, resolver; then when it was made and its file."""
+    """Three lines: index, status, size, model, resolver; the patch in one line; when it was made and its file."""
     lineage = entry.lineage
     indent = "  " * depth + ("└ " if depth else "")
     text = Text()
@@ -48,17 +49,25 @@ def entry_text(depth: int, entry: store.BranchEntry) -> Text:
     text.append(f" · {one_line(entry.status)}", palette.WARNING if entry.status in ("api_error", "cancelled") else "")
     text.append(f" · {entry.messages} messages · {one_line(str(lineage.get('model')))}"
                 f" · {one_line(str(lineage.get('resolver')))}", palette.DIM)
+    text.append("\n" + " " * len(indent) + "  edit: ", palette.DIM)
+    text.append(one_line(patches.describe(lineage.get("patch"))))
     created = one_line(str(lineage.get("created", ""))[:19].replace("T", " "))
     text.append("\n" + " " * len(indent) + f"  {created} · ", palette.DIM)
     text.append(one_line(os.path.basename(entry.path)))
     return text
 
 
+#: Why a branch stopped that ``h`` hides: it failed or was cancelled.
+FAILED = ("api_error", "cancelled", "error")
+
+
 class BranchTreeScreen(Screen):
     """The branches of one run file."""
 
-    HELP = ("The branches made from this run (and, indented, the branches made from them). Enter shows the "
-            "highlighted branch beside the run it was made from; o opens it in the stepper; Escape goes back.")
+    HELP = ("The branches made from this run (and, indented, the branches made from them), each with its edit "
+            "in one line. Enter shows the highlighted branch beside the run it was made from; o opens it in the "
+            "stepper; h hides (or shows again) the branches that failed or were cancelled; d deletes the "
+            "highlighted branch file, after asking; Escape goes back.")
     BINDINGS = keys.TREE
     title_line = getters.query_one("#tree-title", Static)
     options = getters.query_one("#tree-options", OptionList)
@@ -82,6 +91,8 @@ class BranchTreeScreen(Screen):
         self.run = run
         self.data_dir = data_dir
         self.rows: list[tuple[int, store.BranchEntry, str | None]] = []
+        self.all_rows: list[tuple[int, store.BranchEntry, str | None]] = []
+        self.hide_failed = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"branches of {one_line(os.path.basename(self.run.source.path))} · looking …", "bold"),
@@ -98,20 +109,28 @@ class BranchTreeScreen(Screen):
         self.post_message(self.Listed(flatten(store.list_branches(self.run.source.path, self.data_dir))))
 
     def on_branch_tree_screen_listed(self, message: Listed) -> None:
-        self.rows = message.rows
+        self.all_rows = message.rows
+        self._show()
+
+    def _show(self) -> None:
+        self.rows = [row for row in self.all_rows if not (self.hide_failed and row[1].status in FAILED)]
+        hidden = len(self.all_rows) - len(self.rows)
         name = one_line(os.path.basename(self.run.source.path))
         top = sum(1 for depth, _, _ in self.rows if depth == 0)
         title = Text()
         title.append(f"branches of {name}", "bold")
-        title.append(f" · {top} made from it, {len(self.rows) - top} from its branches · looked in "
-                     f"{one_line(str(store.branches_root(self.data_dir)))}, the run's folder and the working "
-                     "folder", palette.DIM)
+        if hidden:  # first: the title is cut at the terminal's width
+            title.append(f" · {hidden} failed or cancelled hidden (h shows)", palette.WARNING)
+        title.append(f" · {top} made from it, {len(self.rows) - top} from its branches", palette.DIM)
+        title.append(f" · looked in {one_line(str(store.branches_root(self.data_dir)))}, the run's folder and "
+                     "the working folder", palette.DIM)
         title.no_wrap, title.overflow = True, "ellipsis"
         self.title_line.update(title)
         self.options.clear_options()
         if not self.rows:
-            self.options.add_option(Option(Text("No branches of this run yet: press b in the stepper at the "
-                                                "message you want to change.", palette.NOTE), disabled=True))
+            empty = (f"All {hidden} branches failed or were cancelled: h shows them." if hidden else
+                     "No branches of this run yet: press b in the stepper at the message you want to change.")
+            self.options.add_option(Option(Text(empty, palette.NOTE), disabled=True))
         else:
             self.options.add_options([Option(entry_text(depth, entry)) for depth, entry, _ in self.rows])
             self.options.highlighted = 0
@@ -128,9 +147,37 @@ class BranchTreeScreen(Screen):
         self.action_compare()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("compare", "open"):
+        if action in ("compare", "open", "delete"):
             return bool(self.rows)
         return True
+
+    def action_hide(self) -> None:
+        """Hide the branches that failed or were cancelled (or show them again)."""
+        self.hide_failed = not self.hide_failed
+        self._show()
+
+    def action_delete(self) -> None:
+        """Delete the highlighted branch file, after asking (its own branches stay where they are)."""
+        chosen = self._chosen()
+        if chosen is None:
+            return
+        path = chosen[1].path
+
+        def answer(value: str | None) -> None:
+            if value is None or value.strip().lower() not in ("y", "yes"):
+                self.notify("Kept.", timeout=3)
+                return
+            try:
+                os.remove(path)
+            except OSError as exc:
+                self.notify(f"cannot delete {path}: {exc.strerror or exc}", title="Not deleted", severity="error",
+                            markup=False)
+                return
+            self.notify(f"Deleted {os.path.basename(path)}.", markup=False, timeout=4)
+            self._list()
+
+        self.app.push_screen(PromptScreen(f"Delete the branch file {one_line(os.path.basename(path))}? "
+                                          "Type y and Enter to delete it; Escape keeps it"), answer)
 
     def action_compare(self) -> None:
         chosen = self._chosen()
