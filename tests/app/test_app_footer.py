@@ -30,7 +30,8 @@ def footer(app) -> str:
 @pytest.mark.parametrize("path, keys, expected, instead_of", [
     (REFUND, (), "↑ ↓ Step  n p Call  / Search  12345 View  b Branch  q Quit  ? Keys", "y Copy"),
     (WITH_FINDINGS, (), "/ Search  ] [ Finding  12345 View  b Branch  q Quit  ? Keys", "n p Call"),
-    (REFUND, ("slash", *"refund", "enter"), "/ Search  > < Match  12345 View  y Copy  b Branch  q Quit  ? Keys",
+    # the search jumped to its first match: ^o Back (the jump list) takes y Copy's place
+    (REFUND, ("slash", *"refund", "enter"), "/ Search  > < Match  ^o Back  12345 View  b Branch  q Quit  ? Keys",
      "] ["),
 ])
 async def test_at_80_columns_the_footer_keeps_branch_and_keys(tmp_path, path, keys, expected, instead_of):
@@ -78,7 +79,7 @@ async def test_the_branch_editor_footer_fits_at_80_columns(tmp_path):
         assert "u Undo" in shown and "m Model" not in shown
 
 
-@pytest.mark.parametrize("view", ["request", "raw", "account", "problems", "tokens"])
+@pytest.mark.parametrize("view", ["request", "raw", "account", "problems", "tokens", "response"])
 async def test_each_view_with_the_focus_keeps_the_footer_whole_at_80_columns(tmp_path, view):
     app = app_for(REFUND, tmp_path, at=5, view=view)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -88,3 +88,36 @@ async def test_palette_says_how_many_turns_call_a_tool_and_where_the_next_is(tmp
         await pilot.pause(0.5)  # the palette searches its providers in the background
         await settle(pilot)
         assert "1 turn calls it; next at message 3" in screen_text(app)
+
+
+async def test_a_palette_target_is_a_jump_ctrl_o_comes_back(tmp_path):
+    app = app_for(REFUND, tmp_path, at=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await _palette(pilot, "6")
+        assert app.screen.index == 6
+        await pilot.press("ctrl+o")
+        assert app.screen.index == 2
+
+
+async def test_the_palette_screenshot_goes_to_the_data_folder_when_there_is_no_downloads_and_says_where(tmp_path):
+    app = app_for(REFUND, tmp_path)
+    downloads, data = tmp_path / "Downloads", tmp_path / "data" / "screenshots"
+    app.screenshot_dirs = (downloads, data)  # no Downloads folder, as over SSH
+    told: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, **kw: (told.append(message), notify(message, **kw))[1]  # what the toast says
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Screenshot")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        await pilot.press("enter")
+        await pilot.pause(0.4)  # Textual's command waits a moment for the palette to close
+        await settle(pilot)
+        saved = list(data.glob("*.svg"))
+        assert len(saved) == 1 and not downloads.exists()
+        assert "<svg" in saved[0].read_text() and "message 0 of 8" in saved[0].read_text().replace("&#160;", " ")
+        assert told == [f"Saved to {saved[0]}"]  # the notification says where

@@ -80,9 +80,10 @@ async def test_the_run_list_at_80x24_keeps_each_run_to_two_rows_and_says_how_man
         rows = [r.strip() for r in screen_text(app).splitlines()]
         assert rows[0] == "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl holds 2 runs · choose one"
         # The first words are cut with an ellipsis on their row, not wrapped to the margin mid-word ("of con").
-        assert rows[1] == "run 0  158 messages, 79 model calls"
+        # each run's size and when its first call was sent (the run list sorts by them: o)
+        assert rows[1] == "run 0  158 messages, 79 model calls · 2026-02-12 14:51 UTC"
         assert rows[2].startswith("This session is being continued") and rows[2].endswith("…")
-        assert rows[3] == "run 1  276 messages, 138 model calls"
+        assert rows[3].startswith("run 1  276 messages, 138 model calls · 2026-02-")
 
 
 async def test_a_folded_one_line_block_does_not_say_1_lines(tmp_path, realruns):

@@ -319,3 +319,13 @@ def test_show_at_0_and_of_an_empty_run(cli, tmp_path):
     assert cli("show", empty, "--at", "1").stderr == \
         "turnscope: index 1 is out of range: the run has no messages (0 is its only request)\n"
     assert cli("check", empty).stdout == f"{empty}: error messages_empty: messages must have at least one element\n"
+
+
+def test_opening_a_file_with_stdout_not_a_terminal_points_to_show_and_starts_no_app(cli):
+    from conftest import SAMPLES
+
+    path = SAMPLES / "refund" / "run.jsonl"
+    result = cli(str(path))  # stdout is a pipe here
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.startswith("turnscope: standard output is not a terminal")
+    assert f"`turnscope show {path}`" in result.stderr and len(result.stderr.strip().splitlines()) == 1

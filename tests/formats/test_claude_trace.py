@@ -129,4 +129,6 @@ async def test_the_run_list_shows_the_side_call_labels(tmp_path):
         text = screen_text(app)
         assert "side call: quota probe (max_tokens 1)" in text and "side call: spinner word" in text
         rows = [row.strip() for row in text.splitlines()]
-        assert "run 0  26 messages, 13 model calls" in rows and "run 1  2 messages, 1 model call" in rows
+        # each row also says when its first call was sent (the run list sorts by it)
+        assert "run 0  26 messages, 13 model calls · 2025-08-20 11:40 UTC" in rows
+        assert "run 1  2 messages, 1 model call · 2025-08-20 11:40 UTC" in rows

@@ -186,3 +186,15 @@ def test_every_har_converts_to_native_and_back_without_loss(realruns):
     for path in sorted((realruns / "next").glob("*.har")) + [CCDUMP]:
         runs, back = round_trip(path)
         assert len(runs) == len(back) and all(same_run(a, b) for a, b in zip(runs, back)), path.name
+
+
+def test_an_exchange_keeps_its_answer_body_and_first_byte_as_recorded(realruns):
+    path = _har(realruns, "anthropic__should-set-attributes-in-span-for-messages-streaming")
+    entry = _entries(path)[0]
+    run, = load_runs(str(path))
+    call = run.calls[0]
+    assert call.response_body == entry["response"]["content"]["text"]  # the events as the API sent them
+    assert call.first_byte_ms == entry["time"] - entry["timings"]["receive"]
+    assert call.duration_ms == entry["time"] and not call.derived_timing
+    again = native.run_from_dict(native.run_to_dict(run), "x")
+    assert (again.calls[0].response_body, again.calls[0].first_byte_ms) == (call.response_body, call.first_byte_ms)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import platformdirs
+
 from textual import on, work
 from textual.app import App
 from textual.filter import LineFilter
@@ -28,6 +30,7 @@ from tui.app.sources import SAMPLES, remember
 from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
+from tui.core.run_links import RunLinks
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
 from tui.formats import load_runs, open_run
@@ -60,11 +63,14 @@ class TurnscopeApp(App):
         self.samples = samples
         self.notice = notice
         self.load_options = load_options or LoadOptions()
+        self.links: dict[str, RunLinks] = {}  # a file's runs and the links between them, by path
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
         #: Follow mode: the follower of each file opened following (``--follow``, a live run in the picker).
         self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
         #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
         self.branch_data_dir: str | None = None
+        #: Where the palette's screenshot goes: the first folder that exists, else the last made (tests set it).
+        self.screenshot_dirs: tuple[Path, ...] | None = None
         #: The user's keymap (binding id -> keys), as given to ``set_keymap``: the help lists the keys it sets
         #: (Textual keeps its copy private).
         self.keymap: dict[str, str] = dict(keymap or {})
@@ -103,13 +109,34 @@ class TurnscopeApp(App):
         following = Following(follower, run or 0) if follower is not None else None
         # The analyses' process loads the file itself (core imports no loader): how, picklable.
         loader = None if following else functools.partial(open_run, path, run or 0, **self.load_options.kwargs())
-        self.push_screen(StepperScreen(RunView(following.run if following else chosen), at, view, following,
-                                       loader=loader))
+        screen = StepperScreen(RunView(following.run if following else chosen), at, view, following, loader=loader)
+        if len(runs) > 1 and following is None:  # links between the file's runs (subagents, compactions)
+            links = self.links.get(path)
+            if links is None or links.runs is not runs:
+                links = self.links[path] = RunLinks(runs)
+            screen.links = links
+        self.push_screen(screen)
         self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
 
     @on(events.OpenStepper)
     def open_stepper(self, event: events.OpenStepper) -> None:
         self.push_screen(StepperScreen(RunView(event.run), event.at))
+
+    @on(events.OpenPicker)
+    def open_picker(self, _: events.OpenPicker) -> None:
+        self.switch_screen(PickerScreen(self.state_dir, self.claude_home, self.samples))
+
+    @on(events.OpenLinkedRun)
+    def open_linked_run(self, event: events.OpenLinkedRun) -> None:
+        """A subagent call's run, or the other side of a compaction: a stepper over the first, whose way back
+        (ctrl+o, Escape) is popping it."""
+        links = self.links.get(event.path)
+        if links is None or not 0 <= event.run < len(links.runs):
+            return
+        loader = functools.partial(open_run, event.path, event.run, **self.load_options.kwargs())
+        screen = StepperScreen(RunView(links.runs[event.run]), event.at, loader=loader)
+        screen.links, screen.linked_from = links, event.origin
+        self.push_screen(screen)
 
     @on(events.OpenDiff)
     def open_diff(self, event: events.OpenDiff) -> None:
@@ -190,6 +217,32 @@ class TurnscopeApp(App):
     @work(thread=True, group="recent")
     def remember_run(self, path: str, run: int | None, title: str, messages: int) -> None:
         remember(self.state_dir, path, run, title, messages)
+
+    # -- the palette's screenshot -------------------------------------------------------
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """The palette's "Screenshot": an SVG of the screen in the Downloads folder, or, where there is none
+        (over SSH), turnscope's user data folder; written atomically, and the notification says where."""
+        from datetime import datetime
+
+        from tui.core.jsonio import atomic_write
+        from tui.core.paths import settings, short_path
+
+        dirs = (Path(path),) if path else self.screenshot_dirs or (
+            platformdirs.user_downloads_path(), settings().data / "screenshots")
+        folder = next((d for d in dirs[:-1] if d.is_dir()), dirs[-1])
+        stamp = datetime.now().strftime(time_format or "%Y-%m-%dT%H_%M_%S")
+        target = folder / (filename or f"turnscope_{stamp}.svg")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, self.export_screenshot().encode("utf-8"))
+        except OSError as exc:
+            self.notify(f"{short_path(str(target))}: {exc.strerror or exc}", title="Screenshot not saved",
+                        severity="error", markup=False)
+            return None
+        self.notify(f"Saved to {short_path(str(target))}", title="Screenshot", markup=False)
+        return str(target)
 
     # -- keys ----------------------------------------------------------------------------
 

@@ -132,6 +132,19 @@ class OpenStepper(Message):
         self.at = at
 
 
+class OpenPicker(Message):
+    """The picker, in place of the screen that asked (a run list opened first has nowhere else to go back to)."""
+
+
+class OpenLinkedRun(Message):
+    """Open run ``run`` of the file ``path`` at message ``at``, linked from a place in another run of it
+    (a subagent call, a compaction); ``origin`` says where, for the run opened."""
+
+    def __init__(self, path: str, run: int, at: int, origin: str) -> None:
+        super().__init__()
+        self.path, self.run, self.at, self.origin = path, run, at, origin
+
+
 class OpenDiff(Message):
     """The diff screen of run ``a`` (file ``path_a``) against run ``b`` (file ``path_b``)."""
 

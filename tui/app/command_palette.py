@@ -27,6 +27,8 @@ class Stepping(Protocol):
 
     def go_to(self, index: int) -> None: ...
 
+    def jump_to(self, index: int) -> None: ...
+
     def action_diff(self) -> None: ...
 
 _INDEX = re.compile(r"\s*(?:go\s*to\s*)?(?:message\s*)?(-?\d+)\s*$", re.IGNORECASE)
@@ -51,7 +53,7 @@ class GoToProvider(Provider):
         return cast(Stepping, self.screen)
 
     def _go(self, index: int) -> None:
-        self.stepper.go_to(index)
+        self.stepper.jump_to(index)  # a palette target is a jump: ctrl+o comes back
 
     def _next_of(self, rows: list[int]) -> int:
         here = self.stepper.index

@@ -80,6 +80,9 @@ STEPPER = [
     Binding("less_than_sign", "match(-1)", "Previous match", id="stepper.prev_match", group=MATCH),
     Binding("right_square_bracket", "finding(1)", "Next finding", id="stepper.next_finding", group=FINDING),
     Binding("left_square_bracket", "finding(-1)", "Previous finding", id="stepper.prev_finding", group=FINDING),
+    Binding("ctrl+o", "jump(-1)", "Back", id="stepper.jump_back"),
+    # ctrl+i is Tab to a terminal (the focus key): forward is ctrl+n
+    Binding("ctrl+n", "jump(1)", "Forward", show=False, id="stepper.jump_forward"),
     Binding("s", "toggle('system')", "System prompt", show=False, id="stepper.system"),
     Binding("t", "toggle('tools')", "Tools", show=False, id="stepper.tools"),
     Binding("1", "view('request')", "Request view", id="stepper.view_request", group=VIEW),
@@ -87,6 +90,8 @@ STEPPER = [
     Binding("3", "view('account')", "Account view", id="stepper.view_account", group=VIEW),
     Binding("4", "view('problems')", "Problems view", id="stepper.view_problems", group=VIEW),
     Binding("5", "view('tokens')", "Tokens view", id="stepper.view_tokens", group=VIEW),
+    # 6 is on the tabs row (``6 Resp``) and in ``?``; in the footer ``12345 View`` keeps ``↑↓ Step`` at 80 columns
+    Binding("6", "view('response')", "Response view", show=False, id="stepper.view_response", group=VIEW),
     Binding("plus", "split(1)", "List wider", id="stepper.split_wider", group=SPLIT),
     Binding("minus", "split(-1)", "List narrower", id="stepper.split_narrower", group=SPLIT),
     Binding("f", "zoom", "Zoom", id="stepper.zoom"),
@@ -98,13 +103,17 @@ STEPPER = [
     Binding("b", "branch", "Branch", id="stepper.branch"),
     Binding("B", "branches", "Branches", id="stepper.branches"),
     Binding("D", "diff", "Diff against a file", id="stepper.diff"),
+    Binding("L", "latency", "Latency column", show=False, id="stepper.latency"),
+    Binding("ampersand", "filter", "Filter the list", show=False, id="stepper.filter"),
+    Binding("enter", "into_pane", "Into the pane", show=False, id="stepper.into_pane"),
 ]
 
 #: What leaves the stepper's footer when it does not fit, first entry first.
 #: Always there: / Search, 12345 View, b Branch, q Quit, ? Keys. At 80 columns on a clean run the
 #: footer is ↑↓ Step, n p Call, / Search, 12345 View, b Branch, q Quit, ? Keys; a run with findings
 #: swaps Step and Call for ] [ Finding, an active search for > < Match; a focused view's own keys
-#: (enter, w, x) go before Call does. ``?`` lists every key.
+#: (enter, w, x) go before Call does; after a jump ``^o Back`` stays longest (the status line names ] [ and > <).
+#: ``?`` lists every key.
 STEPPER_FOOTER_DROP = (
     ("problems.rule",),
     ("problems.severity",),
@@ -115,12 +124,14 @@ STEPPER_FOOTER_DROP = (
     ("stepper.branches",),
     ("tokens.go",),  # enter: the Tokens view's heading says so
     ("request.toggle",),  # enter: the request pane's heading says so
+    ("response.toggle",),  # enter: the events row says so
     ("list.next", "list.prev"),
     ("stepper.next_call", "stepper.prev_call"),
     ("raw.exact",),
     ("tokens.exact",),
     ("stepper.next_finding", "stepper.prev_finding"),
-    ("stepper.next_match", "stepper.prev_match"),
+    ("stepper.next_match", "stepper.prev_match"),  # the status line names ] [ and > < too
+    ("stepper.jump_back",),  # ^o Back: only while there is a jump to go back from
 )
 
 MESSAGE_LIST = cursor_bindings("list", "Next message", "Previous message", "First message", "Last row",
@@ -147,13 +158,17 @@ TOKENS = [
     Binding("enter", "go", "Go to message", id="tokens.go"),
     Binding("x", "exact", "Count exactly", id="tokens.exact"),
 ]
+RESPONSE = [Binding("enter", "toggle", "Open/fold", id="response.toggle")]
 TURNS = fold_bindings("turns")
 
 # -- opening runs ----------------------------------------------------------------------------
 
 PICKER_LIST = vim_bindings("picker")
-PICKER = [Binding("r", "rescan", "Rescan", id="picker.rescan")]
-RUNS = [Binding("escape", "back", "Back", id="runs.back"), *vim_bindings("runs")]
+PICKER = [Binding("r", "rescan", "Rescan", id="picker.rescan"),
+          Binding("slash", "filter", "Filter", id="picker.filter")]
+RUNS = [Binding("escape", "back", "Back", id="runs.back"), *vim_bindings("runs"),
+        Binding("slash", "filter", "Filter", id="runs.filter"),
+        Binding("o", "order", "Sort", id="runs.order")]
 
 # -- diff ------------------------------------------------------------------------------------
 

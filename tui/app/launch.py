@@ -3,12 +3,14 @@
 Called by ``tui.cli`` for anything that is not a verb. The file is loaded before the app
 starts, so a file that cannot be loaded (or an index out of range) prints one line,
 ``turnscope: FILE:LINE:COL: what``, and exits 2 with the terminal untouched. With no
-file, the run picker opens.
+file, the run picker opens. With standard output not a terminal (piped, redirected) the app does
+not start: one line points to ``turnscope show``, exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from tui.core import collector
 from tui.core.errors import LoadError, UsageError
@@ -17,7 +19,7 @@ from tui.formats import format_names
 from tui.formats.options import add_file_argument, add_load_options
 
 EXIT_BAD_INPUT = 2
-VIEWS = ("request", "raw", "account", "problems", "tokens")
+VIEWS = ("request", "raw", "account", "problems", "tokens", "response")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +59,11 @@ def launch(argv: list[str]) -> int:
         return EXIT_BAD_INPUT
     except UsageError as exc:
         say(str(exc))
+        return EXIT_BAD_INPUT
+    if not sys.stdout.isatty():  # piped or redirected: an app would draw escape codes into a file
+        shown = f" {args.file}" if args.file else " FILE"
+        say(f"standard output is not a terminal, so the app does not start; `turnscope show{shown}` "
+            "prints the run (`turnscope check`, `tokens`, `trace` the analyses)")
         return EXIT_BAD_INPUT
     collector.keep_out_loaded()  # the run just loaded, before the app starts (``tui.core.collector``)
     app.run()

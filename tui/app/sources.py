@@ -162,24 +162,45 @@ def _head_records(path: Path, needles: tuple[bytes, ...]) -> Iterator[Any]:
 
 
 def describe_session(path: Path) -> tuple[int, str]:
-    """(message count, first words the user wrote) of a Claude Code session file."""
-    count, words, assistant_ids = 0, "", set()
+    """(message count, first words the user wrote) of a Claude Code session file. Counted as the loader
+    builds messages: consecutive lines of one role are one message (an answer written a block per line,
+    tool results written one per line), sidechain lines and API error lines are not messages."""
+    count, words, last = 0, "", None
     for record in _head_records(path, (b'"type":"user"', b'"type":"assistant"')):
-        if not isinstance(record, dict) or record.get("isSidechain"):
+        if not isinstance(record, dict) or record.get("isSidechain") or record.get("isApiErrorMessage"):
+            continue
+        kind = record.get("type")
+        if kind not in ("user", "assistant"):
             continue
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
-        if record.get("type") == "assistant":
-            ident = message.get("id")
-            if ident not in assistant_ids or ident is None:
-                assistant_ids.add(ident)
-                count += 1
-        elif record.get("type") == "user":
-            count += 1
-            if not words and not record.get("isMeta"):
-                text = first_text(message.get("content"))
-                if text and not text.lstrip().startswith("<"):
-                    words = " ".join(text.split())[:100]
+        if kind != last:
+            count, last = count + 1, kind
+        if kind == "user" and not words and not record.get("isMeta"):
+            text = first_text(message.get("content"))
+            if text and not text.lstrip().startswith("<"):
+                words = " ".join(text.split())[:100]
     return count, words
+
+
+def session_project(path: Path) -> str | None:
+    """The project a Claude Code session ran in, as a path (``~/proj/spotter``): the ``cwd`` its first
+    lines record (the folder name under ``projects/`` is that path with every ``/`` made ``-``, which
+    cannot be turned back)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return None
+    for line in head.split(b"\n"):
+        if b'"cwd"' in line:
+            try:
+                cwd = orjson.loads(line).get("cwd")
+            except (orjson.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(cwd, str) and cwd:
+                home = os.path.expanduser("~")
+                return "~" + cwd[len(home):] if cwd == home or cwd.startswith(home + os.sep) else cwd
+    return None
 
 
 def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
@@ -196,7 +217,8 @@ def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[
         except OSError as exc:
             out.append(Entry("claude", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
             continue
-        label = f"{path.parent.name}/{path.stem[:8]}"
+        project = session_project(path)
+        label = f"{project} · {path.stem[:8]}" if project else f"{path.parent.name}/{path.stem[:8]}"
         out.append(Entry("claude", str(path), one_line(label), f"{counted(count, 'message')} · {one_line(words or '(no user text)')}",
                          when=path.stat().st_mtime, live=written_lately(path)))
     return out

@@ -34,7 +34,8 @@ def _request_to_dict(request: RecordedRequest) -> dict[str, Any]:
 
 
 def _call_to_dict(call: ModelCall, stored: Any) -> dict[str, Any]:
-    out = {k: v for k, v in asdict(call).items() if v is not None and k not in ("request", "response")}
+    out = {k: v for k, v in asdict(call).items()
+           if v is not None and v is not False and k not in ("request", "response")}
     if call.request is not None:
         out["request"] = _request_to_dict(call.request)
     if returned_differs(call, stored):  # a stale difference (a moved cache_control breakpoint) is not written
@@ -84,7 +85,8 @@ def _need(cond: bool, what: str) -> None:
 #: The type each optional field must have when present (a file edited by hand or damaged says
 #: which field is wrong, rather than crashing whatever reads it later).
 _CALL_TYPES = {"usage": dict, "stop_reason": str, "model": str, "request_id": str, "started": str,
-               "duration_ms": (int, float), "status": int, "response": list}
+               "duration_ms": (int, float), "status": int, "response": list, "response_body": str,
+               "first_byte_ms": (int, float), "derived_timing": bool}
 _REQUEST_TYPES = {"params": dict, "order": list, "has_system": bool, "has_tools": bool, "raw": str,
                   "converted": bool}
 _RUN_TYPES = {"order": list, "lineage": dict, "meta": dict, "warnings": list}
@@ -120,7 +122,8 @@ def _call_from_dict(d: Any, k: int) -> ModelCall:
     _need(isinstance(d, dict) and isinstance(d.get("message"), int), f"{where} needs 'message' (an index)")
     _typed(d, _CALL_TYPES, f"{where}.")
     fields = {name: d.get(name) for name in ("usage", "stop_reason", "model", "request_id", "started",
-                                              "duration_ms", "status")}
+                                              "duration_ms", "status", "response_body", "first_byte_ms")}
+    fields["derived_timing"] = d.get("derived_timing") is True
     request = _request_from_dict(d["request"], where) if d.get("request") is not None else None
     return ModelCall(message=d["message"], request=request, response=d.get("response"), **fields)
 

@@ -92,11 +92,19 @@ class ModelCall:
     #: The content the provider returned, kept only where it differs from the stored turn.
     response: list[Any] | None = None
     status: int | None = None
+    #: The answer's body text as the recorder kept it (JSON, or the server-sent events of a stream);
+    #: None where the source kept no answer bytes (a transcript, a parsed body).
+    response_body: str | None = None
+    #: Milliseconds from sending to the answer's first byte, where the recorder measured it (HAR timings).
+    first_byte_ms: float | None = None
+    #: True when ``started``/``duration_ms`` are derived from a transcript's line timestamps (when lines
+    #: were written), not measured on the wire by a recorder.
+    derived_timing: bool = False
 
     def __post_init__(self) -> None:
         """A damaged source can put anything in these fields (a list for a stop_reason); what is not
         of its type is not a fact about the call, and every analysis relies on the types."""
-        for name in ("stop_reason", "model", "request_id", "started"):
+        for name in ("stop_reason", "model", "request_id", "started", "response_body"):
             if not isinstance(getattr(self, name), (str, type(None))):
                 setattr(self, name, None)
         if not isinstance(self.usage, (dict, type(None))):
@@ -105,8 +113,10 @@ class ModelCall:
             self.response = None
         if isinstance(self.status, bool) or not isinstance(self.status, (int, type(None))):
             self.status = None
-        if isinstance(self.duration_ms, bool) or not isinstance(self.duration_ms, (int, float, type(None))):
-            self.duration_ms = None
+        for name in ("duration_ms", "first_byte_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, type(None))):
+                setattr(self, name, None)
 
 
 @dataclass

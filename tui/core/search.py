@@ -39,6 +39,26 @@ def block_text(block: Any) -> str:
     return jsonio.dumps(block).decode("utf-8", "replace")
 
 
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else jsonio.dumps(value).decode("utf-8", "replace")
+
+
+def search_beside(run: Run, query: str) -> list[str]:
+    """Where ``query`` is in what rides beside the messages in every request: ``system`` (the system
+    prompt), then ``tool NAME`` for each tool whose name, description or input schema holds it."""
+    needle = query.casefold()
+    if not needle:
+        return []
+    places = ["system"] if run.system is not None and needle in _text(run.system).casefold() else []
+    for tool in run.tools or []:
+        if needle in _text(tool).casefold():
+            name = tool.get("name") if isinstance(tool, dict) else None
+            places.append(f"tool {name if isinstance(name, str) else '?'}")
+    return places
+
+
 def search(run: Run, query: str, cancelled: Callable[[], bool] = lambda: False) -> list[tuple[int, int]]:
     """Every (message index, block index) whose text contains ``query``, ignoring case."""
     needle = query.casefold()
@@ -62,6 +82,10 @@ class Matches:
     hits: list[tuple[int, int]]
     current: int = -1
     rows: list[int] = field(init=False)
+    #: Where else it matched: the system prompt, tools (``search_beside``), shown with every request.
+    beside: list[str] = field(default_factory=list)
+    #: The last step went past the last match to the first (1), or before the first to the last (-1).
+    wrapped: int = 0
 
     def __post_init__(self) -> None:
         self.rows = sorted({i for i, _ in self.hits})
@@ -70,17 +94,35 @@ class Matches:
         """The next (1) or previous (-1) message with a match, from ``index``; wraps around."""
         if not self.rows:
             return None
+        self.wrapped = 0
         if direction > 0:
             k = bisect_right(self.rows, index)
-            k = 0 if k >= len(self.rows) else k
+            if k >= len(self.rows):
+                k, self.wrapped = 0, 1
         else:
             k = bisect_left(self.rows, index) - 1
-            k = len(self.rows) - 1 if k < 0 else k
+            if k < 0:
+                k, self.wrapped = len(self.rows) - 1, -1
         self.current = k
         return self.rows[k]
 
     def describe(self) -> str:
+        beside = self._beside()
         if not self.rows:
-            return f"no match for {self.query!r}"
+            return f"{self.query!r}: no message matches{'; in ' + beside if beside else ''}" if beside \
+                else f"no match for {self.query!r}"
         where = f"match {self.current + 1} of {len(self.rows)}" if self.current >= 0 else f"{len(self.rows)} matches"
-        return f"{self.query!r}: {where} (messages; {len(self.hits)} blocks in all)"
+        wrapped = {1: ", wrapped to the top", -1: ", wrapped to the bottom"}.get(self.wrapped, "")
+        return (f"{self.query!r}: {where}{wrapped} (messages; {len(self.hits)} blocks in all)"
+                + (f"; also in {beside}" if beside else ""))
+
+    def _beside(self) -> str:
+        """``the system prompt (s), 2 tools: Bash, Read (t)``."""
+        words = []
+        if "system" in self.beside:
+            words.append("the system prompt (s)")
+        tools = [p[5:] for p in self.beside if p.startswith("tool ")]
+        if tools:
+            shown = ", ".join(tools[:3]) + (f" +{len(tools) - 3}" if len(tools) > 3 else "")
+            words.append(f"{len(tools)} tool{'s' * (len(tools) != 1)}: {shown} (t)")
+        return ", ".join(words)

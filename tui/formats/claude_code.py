@@ -18,6 +18,7 @@ from typing import Any
 
 from tui.core.errors import LoadError
 from tui.core.run import RECONSTRUCTED, LoadWarning, Run, Source
+from tui.core.run_links import COMPACTED_FROM, COMPACTED_INTO
 from tui.core.words import counted
 from tui.formats.document import Document, read_document
 from tui.core.client_added import ADDED_KEY
@@ -55,10 +56,12 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
         raise doc.not_this_format(NAME, "no line is a 'user' or 'assistant' line with a 'message' object")
     main = [r for r in index.messages if not r.sidechain]
     threads: list[tuple[Thread, str | None]] = []
+    chain: set[int] = set()  # the main thread and the parts before its compactions, newest first
     if main:
         first = thread(index, main[-1])
         threads.append((first, _title(index, first)))
         threads += _before_compactions(index, first)
+        chain = {id(t) for t, _ in threads}
     sides = [thread(index, leaf) for leaf in sidechain_leaves(index)]
     unanswered = [t for t in sides if not any(r.kind == "assistant" for r in t.records)]
     if unanswered and len(unanswered) < len(sides) + bool(main):  # no empty runs of 0 model calls beside real ones
@@ -69,6 +72,10 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
         sides.sort(key=lambda t: -len(t.records))
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
     runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
+    parts = [k for k, (t, _) in enumerate((p for p in threads if p[0].records)) if id(t) in chain]
+    for newer, older in zip(parts, parts[1:]):  # each part links to the one before its compaction, and back
+        runs[newer].meta[COMPACTED_FROM] = older
+        runs[older].meta[COMPACTED_INTO] = newer
     if runs:
         runs[0].warnings += sorted(doc.line_warnings, key=lambda w: w.line or 0)  # progress lines read late too
         for t in unanswered:

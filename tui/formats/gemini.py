@@ -137,7 +137,7 @@ def _run(path: str, records: list[dict[str, Any]]) -> Run:
             _append(messages, "assistant", blocks)
             thoughts += len(returned) - len(blocks) if len(returned) > len(blocks) else 0
             calls.append(ModelCall(message=len(messages) - 1, usage=_usage(record.get("tokens")),
-                                   model=record.get("model"), started=record.get("timestamp"),  # typed by ModelCall
+                                   model=record.get("model"), started=record.get("timestamp"), derived_timing=True,  # typed
                                    stop_reason="tool_use" if results else None,
                                    response=returned if len(returned) != len(blocks) else None))
             if results:

@@ -174,6 +174,10 @@ def _exchange(entry: dict[str, Any], request: dict[str, Any], path: str,
     time = entry.get("time")
     if isinstance(time, (int, float)) and not isinstance(time, bool) and time >= 0:
         exchange.duration_ms = float(time)
+        timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
+        receive = timings.get("receive")
+        if isinstance(receive, (int, float)) and not isinstance(receive, bool) and 0 <= receive <= time:
+            exchange.first_byte_ms = float(time) - float(receive)  # HAR: time is the sum of the phases
     exchange.dropped = drop_credentials(body)
     response = entry.get("response") if isinstance(entry.get("response"), dict) else None
     if response is None:
@@ -292,6 +296,7 @@ def _bedrock(exchange: Exchange, answer: tuple[Any, str | None] | None) -> str:
         read_answer(exchange, pieces[0], None, "application/json")
     else:
         read_answer(exchange, None, bedrock.as_sse(pieces), "text/event-stream")
+        exchange.answer = None  # events rebuilt from AWS frames: not the bytes the API sent
     if exchange.message is not None and model and not exchange.message.get("model"):
         exchange.message = {**exchange.message, "model": model}
     if exchange.message is None and exchange.error is None:

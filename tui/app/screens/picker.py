@@ -1,4 +1,5 @@
-"""The run picker (``turnscope`` with no file): bundled samples, recent runs, Claude Code and Codex sessions.
+"""The run picker (``turnscope`` with no file): recent runs, Claude Code, Codex and Gemini sessions, then the
+bundled samples. ``/`` filters the rows by typed text (label, path, first words).
 
 The lists are gathered in a worker (session files are read to count their messages) and
 shown in one ``OptionList`` with a heading per section; a run written to in the last minute is
@@ -22,12 +23,15 @@ from textual.widgets.option_list import Option
 from tui.app import app_messages as events
 from tui.app import keys
 from tui.app.render import styles as palette
+from tui.app.screens.dialogs import PromptScreen
 from tui.app.sources import (SAMPLES, Entry, claude_entries, claude_projects, codex_entries, gemini_entries,
                              recent_entries, sample_entries)
 from tui.core.safe import one_line
 
-SECTIONS = {"samples": "Sample runs (bundled)", "recent": "Recent runs", "claude": "Claude Code sessions",
-            "codex": "Codex sessions (codex format, reconstructed prefixes)", "gemini": "Gemini CLI sessions"}
+#: In the order shown: the user's own runs first, the bundled samples last.
+SECTIONS = {"recent": "Recent runs", "claude": "Claude Code sessions",
+            "codex": "Codex sessions (codex format, reconstructed prefixes)", "gemini": "Gemini CLI sessions",
+            "samples": "Sample runs (bundled)"}
 #: Sections left out when they find nothing (most machines have no Codex or Gemini CLI sessions).
 OPTIONAL = ("codex", "gemini")
 
@@ -64,6 +68,8 @@ class PickerScreen(Screen):
         self.claude_home = claude_home
         self.samples = samples
         self.entries: dict[str, Entry] = {}
+        self.scanned: list[Entry] = []
+        self.filter = ""  # ``/``: only rows whose label, path or words hold it (any case)
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("turnscope", "bold"), " · choose a run to step through"), id="picker-title")
@@ -89,12 +95,27 @@ class PickerScreen(Screen):
             + codex_entries() + gemini_entries(gemini_home)
         self.post_message(self.Scanned(entries))
 
+    def action_filter(self) -> None:
+        def answer(value: str | None) -> None:
+            if value is not None:
+                self.filter = value.strip()
+                self.show_entries(keep=False)
+
+        self.app.push_screen(PromptScreen("Filter the runs (words in the name, the path or the first words; "
+                                          "empty: all)", placeholder="words", value=self.filter), answer)
+
     def on_picker_screen_scanned(self, event: Scanned) -> None:
+        self.scanned = event.entries
+        self.show_entries()
+
+    def show_entries(self, keep: bool = True) -> None:
         options: list[Option | None] = []
         self.entries.clear()
+        needle = self.filter.casefold()
+        shown = [e for e in self.scanned if not needle or needle in f"{e.label} {e.path} {e.detail}".casefold()]
         for section, heading in SECTIONS.items():
-            found = [e for e in event.entries if e.section == section]
-            if not found and section in OPTIONAL:
+            found = [e for e in shown if e.section == section]
+            if not found and (section in OPTIONAL or needle):
                 continue
             width = min(max((len(e.label) for e in found), default=0), 40)
             options.append(Option(Text(heading, palette.HEADING), disabled=True))
@@ -112,12 +133,17 @@ class PickerScreen(Screen):
                 prompt.no_wrap, prompt.overflow = True, "ellipsis"
                 options.append(Option(prompt, id=option_id))
             options.append(None)
-        highlighted = self.options.highlighted
+        highlighted = self.options.highlighted if keep else None
         self.options.set_options(options[:-1])
         first = next((n for n, o in enumerate(options) if o is not None and not o.disabled), None)
-        self.options.highlighted = highlighted if highlighted is not None else first
+        self.options.highlighted = highlighted if highlighted is not None and highlighted < len(options) - 1 \
+            else first
         total = len(self.entries)
-        self.notice.update(Text(f"{total} runs · Enter opens · ? all keys", palette.NOTE))
+        if needle:
+            self.notice.update(Text(f"{total} of {len(self.scanned)} runs hold {one_line(self.filter)!r} · / again "
+                                    "(empty: all) · Enter opens", palette.NOTE))
+        else:
+            self.notice.update(Text(f"{total} runs · / filters · Enter opens · ? all keys", palette.NOTE))
 
     def _empty(self, section: str) -> str:
         if section == "recent":

@@ -21,6 +21,7 @@ import os
 from rich.text import Text
 from textual import getters, on, work
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import var
@@ -42,34 +43,46 @@ from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
+from tui.app.widgets.response_view import ResponseView
 from tui.app.widgets.tokens_view import TokensView
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
+from tui.core.jsonio import atomic_write
 from tui.core.paths import short_path
 from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
 from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
-from tui.core.search import Matches, search
+from tui.core.search import Matches, search, search_beside
 from tui.core.tokens import TokenReport
 from tui.core.view.analyses import Stopped
+from tui.core.run_links import Link, RunLinks
 from tui.core.view.background import Background
+from tui.core.view.filter import MessageFilter
+from tui.core.view.jumps import JumpList
 from tui.core.view.run_view import RunView
 from tui.core.words import counted
 from tui.formats.follow import Following
 
+#: The largest body ``y`` sends through OSC 52: terminals and tmux refuse or cut larger ones (xterm's
+#: and tmux's buffers are around a megabyte of base64); a larger body is offered as a file instead.
+OSC52_LIMIT = 1_000_000
 #: Seconds without a step before the background analyses go on.
 IDLE = 0.3
 
-VIEWS = ("request", "raw", "account", "problems", "tokens")
+VIEWS = ("request", "raw", "account", "problems", "tokens", "response")
 #: The list's share of a wide screen (percent) and its rows on a narrow one: the default, the bounds, a step.
 SPLIT_WIDE, SPLIT_WIDE_RANGE, SPLIT_WIDE_STEP = 46, (15, 85), 8
 SPLIT_NARROW, SPLIT_NARROW_RANGE, SPLIT_NARROW_STEP = 7, (3, 40), 3
 #: The views that follow the index: each one's attribute on the screen (the Problems view lists the whole run).
-SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view"}
+SHOWS_INDEX = {"request": "request", "raw": "raw", "account": "account_view", "tokens": "tokens_view",
+               "response": "response_view"}
 
 
-TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens"}
+TITLES = {"request": "Request", "raw": "Raw", "account": "Account", "problems": "Problems", "tokens": "Tokens",
+          "response": "Response"}
+SHORT_TITLES = {"request": "Req", "raw": "Raw", "account": "Acct", "problems": "Prob", "tokens": "Tok",
+                "response": "Resp"}
 
 
 class AnalysesFailed(Message):
@@ -85,9 +98,10 @@ class StepperScreen(FittedFooter, Screen):
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
             "request that produced it (1), its exact JSON (2), the account of it (3), all findings (4) or "
-            "what each request cost in tokens (5). + and - move the split between them, f zooms the focused side "
-            "to the whole screen (f again: both). D diffs the run against another file. b edits the request "
-            "at N and re-runs the model from there (a branch); B lists the run's branches.")
+            "what each request cost in tokens (5), or what its model call returned and when (6). + and - move "
+            "the split between them, f zooms the focused side to the whole screen (f again: both). D diffs the "
+            "run against another file. b edits the request at N and re-runs the model from there (a branch); "
+            "B lists the run's branches. ctrl+o goes back after a jump, & filters the list.")
     BINDINGS = keys.STEPPER
     FOOTER_DROP = keys.STEPPER_FOOTER_DROP
     COMMANDS = {GoToProvider, DiffProvider, ShareProvider}
@@ -106,6 +120,7 @@ class StepperScreen(FittedFooter, Screen):
     account_view = getters.query_one("#account", AccountView)
     problems = getters.query_one("#problems", ProblemsView)
     tokens_view = getters.query_one("#tokens", TokensView)
+    response_view = getters.query_one("#response", ResponseView)
 
     #: Files this large (bytes) are analysed in a separate process (``tui.core.view.background``);
     #: smaller ones in a thread here, where the work takes less time than starting a process.
@@ -124,6 +139,11 @@ class StepperScreen(FittedFooter, Screen):
         self.following = following  # follow mode: the file is watched and the run grows (F)
         if following is not None:
             following.looked(self.index)
+        self.jumps = JumpList()  # ctrl+o / ctrl+n
+        self.filter = MessageFilter()  # & : the message list shows only what it holds
+        #: What opened this run from another (a subagent's Task call): ctrl+o with no jump left goes back there.
+        self.linked_from: str | None = None
+        self.links: RunLinks | None = None  # the file's runs, when it holds several (set by the app)
         self._checked = view.total  # the messages the findings shown cover (follow mode grows the run)
         self._recheck = None
         #: The list's share of a wide screen, its rows on a narrow one, and which side is zoomed (``+ - f``).
@@ -145,6 +165,7 @@ class StepperScreen(FittedFooter, Screen):
                     yield AccountView(self.view, id="account")
                     yield ProblemsView(self.view, id="problems").data_bind(StepperScreen.run_state)
                     yield TokensView(self.view, id="tokens").data_bind(StepperScreen.run_state)
+                    yield ResponseView(self.view, id="response")
         yield Static(self.status_text(), id="status")
         yield Footer()
         if self.following is not None:
@@ -183,6 +204,8 @@ class StepperScreen(FittedFooter, Screen):
         self.set_run_state(index=self.index)
         self.header.update(self.header_text(), layout=False)
         self._show_current()
+        if self.links is not None:
+            self.describe_status()
 
     def set_run_state(self, *, index: int | None = None, findings: list | None = None,
                       report: TokenReport | None = None, note: str | None = None,
@@ -207,6 +230,8 @@ class StepperScreen(FittedFooter, Screen):
             self.view.set_unsourced(unsourced)
             parts.append("unsourced")
         self.run_state = self.run_state.bumped(*parts, **values)
+        if (findings is not None or unsourced is not None) and self.filter.finding:
+            self._refilter()
         if findings is not None or unsourced is not None:
             self.show_view(self.view_name)
             self.describe_status()
@@ -234,6 +259,25 @@ class StepperScreen(FittedFooter, Screen):
         text.truncate(width, overflow="ellipsis")
         return text
 
+    def jump_to(self, index: int) -> None:
+        """A jump (go to, a source, a finding, a match, a palette target, first/last): ``go_to``, with the
+        place it leaves from kept in the jump list (``ctrl+o`` goes back)."""
+        target = max(0, min(index, self.view.rows - 1))
+        self.jumps.jumped(self.index, target)
+        self.go_to(target)
+        self.refresh_bindings()
+
+    def action_jump(self, step: int) -> None:
+        """``ctrl+o`` back to where the last jump left from (none left in this run: back to the run that
+        linked here), ``ctrl+n`` forward again."""
+        place = self.jumps.back(self.index) if step < 0 else self.jumps.forward(self.index)
+        if place is None:
+            if step < 0 and self.linked_from is not None and len(self.app.screen_stack) > 2:
+                self.app.pop_screen()
+            return
+        self.go_to(place)
+        self.refresh_bindings()
+
     def _header(self, where: str, word: str) -> Text:
         view, n = self.view, self.index
         run = view.run
@@ -247,6 +291,9 @@ class StepperScreen(FittedFooter, Screen):
             text.append(f"next request after {counted(view.total, 'message')}", "bold")
         else:
             text.append(f"message {n} of {view.total}", "bold")
+        if self.filter:  # first too: what the list leaves out must show at 80 columns
+            hidden = view.rows - len(self.message_list.shown or ())
+            text.append(f" · filter {self.filter.describe()}: {hidden} hidden", "bold reverse")
         k = run.call_index(n)
         if k is not None:
             text.append(f" · model call {k + 1} of {len(run.calls)}")
@@ -275,20 +322,40 @@ class StepperScreen(FittedFooter, Screen):
 
     def on_resize(self) -> None:
         self.header.update(self.header_text(), layout=False)
+        self.call_after_refresh(lambda: self.tabs.update(self.tabs_text(self.view_name)))
         if self.zoomed or self.split_share != SPLIT_WIDE or self.split_rows != SPLIT_NARROW:
             self.call_after_refresh(self.apply_split)
 
     def tabs_text(self, name: str) -> Text:
+        """The views' tabs in one row of the pane: their titles, else short titles, else the numbers with
+        the current view's title (the row is one line high: nothing is cut)."""
         counts = ""
         if self.view.findings is not None:
             errors, warnings, notes = self.view.counts()
             counts = f" ({errors + warnings}{f' +{notes} notes' if notes else ''})"
+        width = self._tabs_width()
         tabs = Text()
-        for n, key in enumerate(VIEWS, 1):
-            label = f" {n} {TITLES[key]}{counts if key == 'problems' else ''} "
-            tabs.append(label, "reverse bold" if key == name else "dim")
-            tabs.append(" ")
+        for titles in (TITLES, SHORT_TITLES, None):
+            tabs = Text()
+            for n, key in enumerate(VIEWS, 1):
+                title = TITLES[key] if titles is None and key == name else "" if titles is None else titles[key]
+                label = f" {n}{' ' + title if title else ''}{counts if key == 'problems' and title else ''} "
+                tabs.append(label, "reverse bold" if key == name else "dim")
+                tabs.append(" ")
+            if tabs.cell_len <= width:
+                break
         return tabs
+
+    def _tabs_width(self) -> int:
+        """The tabs row's width: the pane's when laid out, else what the layout will give it."""
+        try:
+            right = self.query_one("#right").size.width
+        except NoMatches:  # before compose
+            right = 0
+        if not right:
+            width = self.app.size.width
+            right = width if self.has_class("-narrow") else width - width * self.split_share // 100
+        return max(right - 2, 10)  # the row's padding
 
     def show_view(self, name: str) -> None:
         self.view_name = name
@@ -310,6 +377,17 @@ class StepperScreen(FittedFooter, Screen):
         self.status.update(self.status_text())
 
     def status_text(self) -> Text:
+        """The findings, the search and the links of this place; the key hints go first when it is too long."""
+        note = self.link_note()
+        width = max(self.app.size.width - 2, 20)
+        text = self._status(hints=True)
+        if text.cell_len + (note.cell_len + 3 if note is not None else 0) > width:  # the footer names the keys
+            text = self._status(hints=False)
+        if note is None:
+            return text
+        return Text.assemble(note, " · ", text) if text.plain else note
+
+    def _status(self, hints: bool) -> Text:
         view = self.view
         text = Text()
         if view.findings is None:
@@ -326,15 +404,28 @@ class StepperScreen(FittedFooter, Screen):
                 text.append(f" (line {cut.get('line')} cut off)", "bold")
             if unsourced:
                 text.append(f" · {unsourced} provenance note{'s' * (unsourced != 1)}", palette.NOTE_MARK)
-            if view.findings or unsourced:
+            if (view.findings or unsourced) and hints:
                 text.append("  ] [ next/previous finding", "dim")
             if self._checked < view.total:
                 text.append(f"  (checked up to message {self._checked - 1}; again when the file is quiet)", "italic")
         if self.matches is not None:
             text.append("   search " + one_line(self.matches.describe()))
-            if self.matches.rows:
+            if self.matches.rows and hints:
                 text.append("  > < next/previous match", "dim")
         return text
+
+    def link_note(self) -> Text | None:
+        """The status line's note on the links of this place: where Enter leads, what started this run."""
+        link = self.link()
+        if link is not None:
+            return Text.assemble(("enter", "bold"), f": run {link.run}, {link.what}")
+        if self.linked_from is not None and self.links is not None:
+            here = self.view.run.source.run_index
+            started = self.links.started_by(here)
+            by = (f"started by run {started[0]}'s Task call at message {started[1]}" if started is not None
+                  else f"opened from {self.linked_from}")
+            return Text.assemble(by + " · ", ("ctrl+o", "bold"), " back")
+        return None
 
     # -- messages up ---------------------------------------------------------------------
 
@@ -345,7 +436,7 @@ class StepperScreen(FittedFooter, Screen):
     @on(ProblemsView.Jump)
     @on(TokensView.Jump)
     def _jump(self, event: ProblemsView.Jump | TokensView.Jump) -> None:
-        self.go_to(event.index)
+        self.jump_to(event.index)
         self.show_view("request")
         self.message_list.focus()
 
@@ -355,10 +446,10 @@ class StepperScreen(FittedFooter, Screen):
 
     def on_search_done(self, event: events.SearchDone) -> None:
         self.matches = event.matches
-        self.request.set_highlight(event.matches.query if event.matches.rows else None)
+        self.request.set_highlight(event.matches.query if event.matches.rows or event.matches.beside else None)
         found = event.matches.step(event.origin, 1)
         if found is not None:
-            self.go_to(found)
+            self.jump_to(found)
         self.describe_status()
         self.refresh_bindings()
 
@@ -371,6 +462,7 @@ class StepperScreen(FittedFooter, Screen):
         self.view.grow(self.following.run)
         self.raw.run = self.view.run
         self.message_list.rows_changed()
+        self._refilter()
         if event.update.notice:
             self.notify(one_line(event.update.notice), title="Following", severity="warning", markup=False)
         index = self.following.cursor(self.index, before)
@@ -416,6 +508,7 @@ class StepperScreen(FittedFooter, Screen):
         self.view.grow(event.following.run)
         self.raw.run = self.view.run
         self.message_list.rows_changed()
+        self._refilter()
         self.go_to(self.view.total - 1)
         self.refresh_bindings()
 
@@ -445,7 +538,8 @@ class StepperScreen(FittedFooter, Screen):
         worker = get_current_worker()
         hits = search(self.view.run, query, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(events.SearchDone(Matches(query, hits), origin))
+            self.post_message(events.SearchDone(Matches(query, hits, beside=search_beside(self.view.run, query)),
+                                                origin))
 
     @work(thread=True, exclusive=True, group="copy")
     def copy_request(self, index: int) -> None:
@@ -453,12 +547,39 @@ class StepperScreen(FittedFooter, Screen):
         self.post_message(events.CopyReady(index, body.decode("utf-8", "surrogateescape")))
 
     def on_copy_ready(self, event: events.CopyReady) -> None:
-        self.app.copy_to_clipboard(event.text)
-        size = len(event.text.encode("utf-8", "surrogatepass"))
-        note = " (many terminals refuse OSC 52 payloads this large)" if size > 1_000_000 else ""
+        body = event.text.encode("utf-8", "surrogateescape")
         wording = request_at(self.view.run, event.index).wording
-        self.notify(f"Copied the request body for message {event.index} ({wording}): {size:,} bytes, via OSC 52{note}",
+        if len(body) > OSC52_LIMIT:  # not sent: a terminal would drop or cut it, and "Copied" would be a lie
+            self._offer_file(event.index, body, wording)
+            return
+        self.app.copy_to_clipboard(event.text)
+        self.notify(f"Copied the request body for message {event.index} ({wording}): {len(body):,} bytes, via OSC 52",
                     title="Copied", markup=False)
+
+    def _offer_file(self, index: int, body: bytes, wording: str) -> None:
+        """A body too large for OSC 52: say so, and write it to a file the user names instead (never the run's)."""
+        def answer(value: str | None) -> None:
+            if not value or not value.strip():
+                self.notify("Not copied and not written.", timeout=3, markup=False)
+                return
+            path = os.path.abspath(os.path.expanduser(value.strip()))
+            if path == os.path.abspath(self.view.run.source.path):
+                self.notify("That is the run's own file: input files are never written.", severity="error",
+                            markup=False)
+                return
+            try:
+                atomic_write(path, body)
+            except OSError as exc:
+                self.notify(f"{short_path(path)}: {exc.strerror or exc}", title="Not written", severity="error",
+                            markup=False)
+                return
+            self.notify(f"Wrote the request body for message {index} ({wording}): {len(body):,} bytes to "
+                        f"{short_path(path)}", title="Written", markup=False)
+
+        self.app.push_screen(PromptScreen(
+            f"The request body for message {index} is {len(body):,} bytes, more than OSC 52 carries "
+            f"({OSC52_LIMIT:,}): nothing was copied. Write it to a file? (Enter writes, Escape cancels)",
+            value=f"turnscope-request-{index}.json"), answer)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "match":
@@ -466,34 +587,77 @@ class StepperScreen(FittedFooter, Screen):
         if action == "finding":
             return bool(self.view.findings) or bool(self.view.analyses.unsourced)
         if action == "back":
-            return len(self.app.screen_stack) > 2
+            return self.matches is not None or len(self.app.screen_stack) > 2
+        if action == "jump":  # shown while there is somewhere to go
+            if parameters[0] < 0:
+                return self.jumps.can_back() or (self.linked_from is not None and len(self.app.screen_stack) > 2)
+            return self.jumps.can_forward()
         if action == "follow":  # F stops while following (and shows so), starts otherwise
             following = self.following is not None and self.following.on
             return bool(parameters[0]) != following
         return True
 
-    def _go_or_say(self, found: int | None, step: int, what: str) -> None:
+    def _go_or_say(self, found: int | None, step: int, what: str, jump: bool = False) -> None:
         """Go to ``found``, or say there is no later (earlier) ``what``."""
         if found is None:
             self.notify(f"No {'later' if step > 0 else 'earlier'} {what}.", timeout=2)
+        elif jump:
+            self.jump_to(found)
         else:
             self.go_to(found)
 
+    def _shown_next(self, find, step: int) -> int | None:
+        """``find(i, step)`` from N, past the rows the list's filter hides."""
+        found = find(self.index, step)
+        shown = set(self.message_list.shown) if self.filter and self.message_list.shown is not None else None
+        while found is not None and shown is not None and found not in shown:
+            found = find(found, step)
+        return found
+
     def action_call(self, step: int) -> None:
-        self._go_or_say(self.view.next_call(self.index, step), step, "model call")
+        self._go_or_say(self._shown_next(self.view.next_call, step), step, "model call")
+
+    def action_filter(self) -> None:
+        """&: filter the message list (role:, tool:, finding, words); an empty answer turns it off."""
+        def answer(value: str | None) -> None:
+            if value is not None:
+                self.set_filter(MessageFilter.parse(value))
+
+        self.app.push_screen(PromptScreen("Filter the list: role:user (or assistant), tool:NAME, finding, words; "
+                                          "every term must hold; empty: off", placeholder="role:assistant tool:Bash",
+                                          value=self.filter.describe().replace("'", "")), answer)
+
+    def set_filter(self, wanted: MessageFilter) -> None:
+        self.filter = wanted
+        shown = wanted.rows(self.view) if wanted else None
+        self.message_list.set_shown(shown, self.index)
+        if shown is not None and self.index not in shown:  # N hidden: the next shown message (or the last)
+            later = [i for i in shown if i > self.index]
+            self.go_to(later[0] if later else shown[-1])
+        else:
+            self.header.update(self.header_text(), layout=False)
+        if shown is not None and len(shown) == 1:
+            self.notify(f"No message matches {wanted.describe()}; & and an empty answer turn the filter off.",
+                        timeout=4, markup=False)
+
+    def _refilter(self) -> None:
+        """The run grew or its findings arrived: the filter again over what is there now."""
+        if self.filter:
+            self.message_list.set_shown(self.filter.rows(self.view), self.index)
+            self.header.update(self.header_text(), layout=False)
 
     def action_edge(self, step: int) -> None:
-        self.go_to(0 if step < 0 else max(self.view.total - 1, 0))
+        self.jump_to(0 if step < 0 else max(self.view.total - 1, 0))
 
     def action_finding(self, step: int) -> None:
-        self._go_or_say(self.view.next_finding(self.index, step), step, "finding")
+        self._go_or_say(self._shown_next(self.view.next_finding, step), step, "finding", jump=True)
 
     def action_match(self, step: int) -> None:
         if self.matches is None:
             return
         found = self.matches.step(self.index, step)
         if found is not None:
-            self.go_to(found)
+            self.jump_to(found)
         self.describe_status()
 
     def action_goto(self) -> None:
@@ -512,7 +676,7 @@ class StepperScreen(FittedFooter, Screen):
                 self.notify(f"No message {value.strip()[:20]}: the run has 0..{last - 1} (and {last}, the next request)",
                             severity="error", markup=False)
                 return
-            self.go_to(n)
+            self.jump_to(n)
 
         self.app.push_screen(PromptScreen(f"Go to message (0..{last - 1}, {last} is the next request)",
                                           placeholder="index"), answer)
@@ -524,7 +688,8 @@ class StepperScreen(FittedFooter, Screen):
                 self.run_search(value, self.index)
 
         previous = self.matches.query if self.matches is not None else ""
-        self.app.push_screen(PromptScreen("Search every block (text, thinking, tool names, inputs and results)",
+        self.app.push_screen(PromptScreen("Search every block (text, thinking, tool names, inputs and results), "
+                                          "the system prompt and the tools; Escape clears it",
                                           placeholder="words", value=previous), answer)
 
     def action_toggle(self, section: str) -> None:
@@ -572,11 +737,45 @@ class StepperScreen(FittedFooter, Screen):
             {"problems": self.problems, "tokens": self.tokens_view}.get(self.view_name, self.request).focus()
         if self.message_list.display:
             self.call_after_refresh(self.message_list.follow_cursor)
+        self.call_after_refresh(lambda: self.tabs.update(self.tabs_text(self.view_name)))
 
     def action_copy(self) -> None:
         self.copy_request(self.index)
 
+    def link(self) -> Link | None:
+        """Where message N leads in another run of the file (a subagent call, a compaction), or None."""
+        if self.links is None or self.links.runs[self.view.run.source.run_index] is not self.view.run:
+            return None
+        return self.links.at(self.view.run.source.run_index, self.index)
+
+    def action_into_pane(self) -> None:
+        """Enter on the message list: a subagent call opens the subagent's run (a compaction's first or last
+        message the run on its other side); any other message moves the focus into the view (Tab comes back)."""
+        link = self.link() if self.focused is self.message_list else None
+        if link is not None:
+            here = self.view.run.source.run_index
+            self.post_message(events.OpenLinkedRun(self.view.run.source.path, link.run, link.at,
+                                                   f"message {self.index} of run {here}"))
+            return
+        if self.focused is self.message_list:
+            pane = {"raw": self.raw.raw_lines}.get(self.view_name) or getattr(self, SHOWS_INDEX.get(
+                self.view_name, "problems"))
+            if pane.display:
+                pane.focus()
+
+    def action_latency(self) -> None:
+        """L: the message list's latency column (each model call's time, as recorded) on or off."""
+        self.message_list.show_latency = not self.message_list.show_latency
+        self.message_list.marks_changed()
+
     def action_back(self) -> None:
+        """Escape: clear the search first; then back to the list (or the run a link came from)."""
+        if self.matches is not None:
+            self.matches = None
+            self.request.set_highlight(None)
+            self.describe_status()
+            self.refresh_bindings()
+            return
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
 
@@ -691,7 +890,7 @@ class StepperScreen(FittedFooter, Screen):
         if place is None:
             return
         if isinstance(place.index, int):
-            self.go_to(place.index)
+            self.jump_to(place.index)
         self.request.show_source(event.value, event.text)
         self.request.focus()
         where = f"message {place.index}" if isinstance(place.index, int) else f"the {place.index}"

@@ -10,6 +10,8 @@ owns the cursor keys and posts ``MessageList.Moved``; the screen's ``run_state``
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
@@ -28,6 +30,21 @@ from tui.core.view.run_view import RunView
 
 #: The token column: ``~1.4k``, ``=14k``, ``123k``.
 TOKENS_WIDTH = 6
+#: The latency column (``L``): ``840ms``, ``12.4s``, ``3m05s``; ``~`` before it where derived from transcript times.
+LATENCY_WIDTH = 7
+
+
+def latency_label(ms: float | None, derived: bool) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        text = f"{ms:.0f}ms"
+    elif ms < 60_000:
+        text = f"{ms / 1000:.1f}s"
+    else:
+        minutes, seconds = divmod(int(round(ms / 1000)), 60)
+        text = f"{minutes}m{seconds:02d}s"
+    return ("~" if derived else "") + text
 
 
 class MessageList(CursorRows):
@@ -38,7 +55,8 @@ class MessageList(CursorRows):
             "stop_reason, and ✗ (error) or △ (warning) where the grammar check found something, ◦ a "
             "provenance note. Once counted, each row a model call produced shows the input tokens of its request "
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
-            "recorded). The last row is the next request. Down/Up (j/k) step one message.")
+            "recorded). L adds each model call's time as recorded (~ where derived from a transcript's line times). The last "
+            "row is the next request. Down/Up (j/k) step one message; Enter moves into the view beside the list.")
     COMPONENT_CLASSES = {"message-list--cursor"}
     CURSOR_CLASS = "message-list--cursor"
     BINDINGS = keys.MESSAGE_LIST
@@ -57,6 +75,10 @@ class MessageList(CursorRows):
         super().__init__(id=id)
         self.view = view
         self.virtual_size = Size(0, view.rows)
+        #: The latency column (``L``): each model call's time as the source recorded it.
+        self.show_latency = False
+        #: The message indices shown while a filter is on (``&``), in order; None: every row.
+        self.shown: list[int] | None = None
 
     # -- attributes down -----------------------------------------------------------------
 
@@ -68,7 +90,25 @@ class MessageList(CursorRows):
             self.marks_changed()
 
     def set_cursor(self, index: int) -> None:
-        self.move_cursor(index)
+        self.move_cursor(self.row_of(index))
+
+    def set_shown(self, shown: list[int] | None, index: int) -> None:
+        """A filter on (the message indices to show) or off (None); the cursor on ``index`` or the row
+        nearest before it."""
+        self.shown = shown
+        self.virtual_size = Size(0, self.row_count())
+        self._strips.clear()
+        self.refresh()
+        self.set_cursor(index)
+
+    def row_of(self, index: int) -> int:
+        """The row showing message ``index`` (hidden by the filter: the shown row before it)."""
+        if self.shown is None:
+            return index
+        return max(bisect_right(self.shown, index) - 1, 0)
+
+    def index_of(self, row: int) -> int:
+        return row if self.shown is None else self.shown[row]
 
     def on_resize(self) -> None:
         # The cursor placed before the first layout (``--at N``) had no height to scroll by, and a
@@ -77,7 +117,7 @@ class MessageList(CursorRows):
 
     def rows_changed(self) -> None:
         """The run grew or was loaded again (follow mode): its rows now, drawn again."""
-        self.virtual_size = Size(0, self.view.rows)
+        self.virtual_size = Size(0, self.row_count())
         self._strips.clear()
         self.refresh()
 
@@ -89,7 +129,7 @@ class MessageList(CursorRows):
     # -- drawing -------------------------------------------------------------------------
 
     def row_count(self) -> int:
-        return self.view.rows
+        return self.view.rows if self.shown is None else len(self.shown)
 
     def row_text(self, i: int, width: int) -> Text:
         view = self.view
@@ -112,6 +152,10 @@ class MessageList(CursorRows):
                              (producer.label.ljust(label_width), palette.PRODUCER.get(producer.kind, palette.DIM)), " ")
         if view.analyses.report is not None:  # the input tokens of the request that produced i
             head.append(view.analyses.input_label(i).rjust(TOKENS_WIDTH) + " ", palette.DIM)
+        if self.show_latency:
+            call = view.run.call_for(i)
+            label = latency_label(call.duration_ms, call.derived_timing) if call is not None else ""
+            head.append(label.rjust(LATENCY_WIDTH) + " ", palette.DIM)
         room = width - head.cell_len - (len(stop) + 1 if stop else 0) - 1
         if stop.startswith("(") and cell_len(view.summary(i)) > room:
             # a stop_reason read from the blocks says what the row already shows: the summary gets its room
@@ -123,7 +167,7 @@ class MessageList(CursorRows):
         return text
 
     def line_text(self, row: int, width: int) -> Text:
-        text = Text(" ") + self.row_text(row, width - 1)
+        text = Text(" ") + self.row_text(self.index_of(row), width - 1)
         if text.cell_len > width:  # a list narrower than its columns: the row ends in an ellipsis, not mid-glyph
             text.truncate(width, overflow="ellipsis")
         return text
@@ -134,11 +178,11 @@ class MessageList(CursorRows):
 
     # -- keys and clicks (messages up) ---------------------------------------------------
 
-    def user_move(self, index: int) -> None:
-        index = self.clamp(index)
-        if index != self.cursor:
-            self.set_cursor(index)
-        self.post_message(self.Moved(self.cursor))
+    def user_move(self, row: int) -> None:
+        row = self.clamp(row)
+        if row != self.cursor:
+            self.move_cursor(row)
+        self.post_message(self.Moved(self.index_of(self.cursor)))
 
     def on_click(self, event: events.Click) -> None:
         self.user_move(self.scroll_offset.y + event.y)

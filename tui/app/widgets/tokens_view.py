@@ -1,6 +1,6 @@
 """The Tokens view: what each request cost and why, drawn with the Line API.
 
-A summary (totals, the part every request carries), the messages with the largest carried
+A summary (the run's wall, model and loop time; totals, the part every request carries), the messages with the largest carried
 cost (tokens x the later requests that sent them again; Enter goes to one), then one bar per
 model call: ``░`` the part the previous request had already sent, ``█`` what this request
 added. Bars are plain characters, so they read without colour and at 80 columns. Every number
@@ -22,7 +22,9 @@ from tui.app.render import styles as palette
 from tui.app.render.lines import Part, Rows, Target
 from tui.app.run_state import RunState
 from tui.app.widgets.lineview import LineView
+from tui.core.run import Run
 from tui.core.safe import one_line
+from tui.core.timing import call_timings, duration, run_timing
 from tui.core.summary import describe_message
 from tui.core.tokens import ESTIMATED, EXACT, RECORDED, CallTokens, TokenReport
 from tui.core.view.analyses import mark
@@ -42,6 +44,19 @@ def n(value: int, kind: str) -> str:
 def kinds_text(calls: list[CallTokens]) -> str:
     counts = {k: sum(1 for c in calls if c.kind == k) for k in (RECORDED, EXACT, ESTIMATED)}
     return ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
+
+
+def time_row(run: Run) -> Text:
+    """The run's time: wall, model and loop (tools), as recorded (``tui.core.timing``)."""
+    timing = run_timing(call_timings(run))
+    if timing is None:
+        return Text("time: not recorded by this source", palette.DIM)
+    timed = "" if timing.timed == timing.calls else f", {timing.timed} of {timing.calls} calls timed"
+    text = Text.assemble("wall ", (duration(timing.wall_ms), "bold"), " · model ", (duration(timing.model_ms), "bold"),
+                         timed, " · loop (tools) ", (duration(timing.loop_ms), "bold"))
+    if timing.derived:
+        text.append(" · derived from the transcript's line timestamps", palette.NOTE)
+    return text
 
 
 class CallBars(Part):
@@ -154,7 +169,7 @@ class TokensView(LineView):
         head = Text.assemble(("Tokens", palette.HEADING), f" · {len(calls)} model call{'s' * (len(calls) != 1)}")
         if calls:
             head.append(f" · {kinds_text(calls)}")
-        rows = [head]
+        rows = [head, time_row(run)]
         if ESTIMATED in report.kinds:
             rows.append(Text("~ marks an estimate: this source recorded no usage (README \"Tokens\" gives the "
                              "error measured against recorded usage)", palette.DIM))

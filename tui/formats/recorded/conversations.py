@@ -162,7 +162,7 @@ def _call(exchange: Exchange, n: int) -> ModelCall:
     return ModelCall(message=n, usage=message.get("usage"), stop_reason=message.get("stop_reason"),
                      model=message.get("model"), request_id=exchange.request_id, started=exchange.started,
                      duration_ms=exchange.duration_ms, request=RecordedRequest(messages=n, raw=exchange.raw),
-                     status=exchange.status)
+                     status=exchange.status, response_body=exchange.answer, first_byte_ms=exchange.first_byte_ms)
 
 
 class Grouping:

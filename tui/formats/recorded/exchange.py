@@ -50,6 +50,8 @@ class Exchange:
     dropped: list[str] = field(default_factory=list)  # credential fields removed from the body
     headers: dict[str, str] = field(default_factory=dict)  # anthropic-version, anthropic-beta, query
     raw: str | None = None  # the request body's text as recorded (None: the recorder kept it parsed)
+    answer: str | None = None  # the answer's body text as recorded (JSON or SSE; None: kept parsed)
+    first_byte_ms: float | None = None  # sending to the answer's first byte, where the recorder measured it
 
     def keep_raw(self, text: Any) -> None:
         """Keep the body text the recorder wrote, unless credentials had to be taken out of it (then the
@@ -128,7 +130,9 @@ def parse_request(raw: Any, where: str) -> tuple[Any, str | None]:
 
 
 def read_answer(exchange: Exchange, parsed: Any, text: str | None, content_type: str | None) -> None:
-    """Set ``message`` or ``error`` from a JSON body (``parsed``) or body text (JSON or SSE)."""
+    """Set ``message`` or ``error`` from a JSON body (``parsed``) or body text (JSON or SSE); the text is
+    kept as the answer's body as sent (``answer``)."""
+    exchange.answer = text if parsed is None and isinstance(text, str) and text else None
     if parsed is None and text is not None:
         stripped = text.lstrip()
         if "event-stream" in (content_type or "") or stripped.startswith(("event:", "data:")):

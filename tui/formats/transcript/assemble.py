@@ -145,7 +145,7 @@ def _close_answer(out: Assembled, answer: list[Record], at: int, before: str | N
             break
     started = before or answer[0].timestamp
     out.calls.append(ModelCall(at, last.get("usage"), stop or None, last.get("model"), answer[-1].request_id,
-                               started, _between(started, answer[-1].timestamp)))
+                               started, _between(started, answer[-1].timestamp), derived_timing=True))
 
 
 def _flush_user(out: Assembled, pending: list[Record]) -> None:
