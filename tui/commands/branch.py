@@ -1,20 +1,21 @@
 """``turnscope branch``: edit message N of a run and re-run the real model from there, headless.
 
     turnscope branch FILE --at N
-        (--patch PATCH.json | --tool-error TOOL_USE_ID TEXT | --system-file F)
+        (--patch PATCH | --tool-error TOOL_USE_ID TEXT | --system-file F)
         [--model M] [--resolver SPEC] [--max-steps K] [-o OUT] [--json]
     turnscope branch --resume BRANCH_FILE [--resolver SPEC] [--max-steps K]
         [--json]
-    turnscope branch FILE --at N (--patch P | --tool-error ID TEXT | --system-file F)
-        --samples K [--control] [--concurrency C] [--event SPEC] [--resolver SPEC]
-        [--max-steps S] [-o EXPERIMENT] [--json]
+    turnscope branch FILE --at N
+        (--patch P | --tool-error ID TEXT | --system-file F)
+        --samples K [--control] [--concurrency C] [--event SPEC]
+        [--resolver SPEC] [--max-steps S] [-o EXPERIMENT] [--json]
     turnscope branch --resume EXPERIMENT_FILE [--json]
 
 The branch keeps messages 0..N (edited), sends them with the run's system, tools and
 params (as edited) through the anthropic SDK, and answers the model's tool calls with the
 resolver (recorded: reuse the result the branch's world gave the same call, the edited
-one where the edit changed it, else stop and say why; stop; or python:MODULE:FUNCTION). It goes on until the model's final turn or K model calls
-(default 10). Every turn is saved as it completes, atomically, to OUT or the user data
+one where the edit changed it, else stop and say why; stop; or python:MODULE:FUNCTION).
+It goes on until the model's final turn or K model calls (default 10). Every turn is saved as it completes, atomically, to OUT or the user data
 dir; the parent file is never written. The key comes from ANTHROPIC_API_KEY (never
 written anywhere); ANTHROPIC_BASE_URL picks the endpoint.
 
@@ -63,10 +64,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", metavar="BRANCH_FILE", help="continue a branch file where it stopped")
     parser.add_argument("--at", type=int, metavar="N", help="the message to edit; messages after it are dropped")
     edit = parser.add_mutually_exclusive_group()
-    edit.add_argument("--patch", metavar="PATCH.json", help="an RFC 6902 JSON Patch against the request "
+    edit.add_argument("--patch", metavar="PATCH", help="an RFC 6902 JSON Patch against the request "
                       "holding messages 0..N (paths like /messages/4/content/0/is_error, /system, /model); - reads stdin")
-    edit.add_argument("--tool-error", nargs=2, metavar=("TOOL_USE_ID", "TEXT"),
-                      help="turn the tool_result for TOOL_USE_ID into an error carrying TEXT")
+    edit.add_argument("--tool-error", nargs=2, metavar=("ID", "TEXT"),
+                      help="turn the tool_result for the tool_use ID into an error carrying TEXT")
     edit.add_argument("--system-file", metavar="F", help="replace the system prompt (text, or JSON string/blocks)")
     parser.add_argument("--model", metavar="M", help="send the branch to model M (recorded in the patch)")
     parser.add_argument("--resolver", metavar="SPEC", help=f"who answers tool calls: {HEADLESS_SPECS} "
