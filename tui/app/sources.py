@@ -203,24 +203,37 @@ def session_project(path: Path) -> str | None:
     return None
 
 
-def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
-    projects = claude_projects(home)
+def _newest(root: Path, pattern: str, limit: int) -> list[tuple[Path, float]]:
+    """The files under ``root`` matching ``pattern``, newest first, at most ``limit``, each with its
+    modification time (read once: it orders them and is the row's date)."""
     try:
-        files = [p for p in projects.glob("*/*.jsonl") if p.is_file()]
+        found = [(p, p.stat().st_mtime) for p in root.glob(pattern) if p.is_file()]
     except OSError:
         return []
-    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    found.sort(key=lambda pair: pair[1], reverse=True)
+    return found[:limit]
+
+
+def _unreadable(section: str, path: Path, exc: OSError) -> Entry:
+    return Entry(section, str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}"))
+
+
+def _detail(count: int, words: str) -> str:
+    return f"{counted(count, 'message')} · {one_line(words or '(no user text)')}"
+
+
+def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
     out = []
-    for path in files[:limit]:
+    for path, when in _newest(claude_projects(home), "*/*.jsonl", limit):
         try:
             count, words = describe_session(path)
         except OSError as exc:
-            out.append(Entry("claude", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
+            out.append(_unreadable("claude", path, exc))
             continue
         project = session_project(path)
         label = f"{project} · {path.stem[:8]}" if project else f"{path.parent.name}/{path.stem[:8]}"
-        out.append(Entry("claude", str(path), one_line(label), f"{counted(count, 'message')} · {one_line(words or '(no user text)')}",
-                         when=path.stat().st_mtime, live=written_lately(path)))
+        out.append(Entry("claude", str(path), one_line(label), _detail(count, words), when=when,
+                         live=written_lately(path)))
     return out
 
 
@@ -247,23 +260,15 @@ def describe_rollout(path: Path) -> tuple[int, str]:
 
 
 def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
-    sessions = codex_sessions(home)
-    try:
-        files = [p for p in sessions.glob("*/*/*/rollout-*.jsonl") if p.is_file()]
-        stamps = {p: p.stat().st_mtime for p in files}
-    except OSError:
-        return []
-    files.sort(key=stamps.__getitem__, reverse=True)
     out = []
-    for path in files[:limit]:
+    for path, when in _newest(codex_sessions(home), "*/*/*/rollout-*.jsonl", limit):
         try:
             count, words = describe_rollout(path)
         except OSError as exc:
-            out.append(Entry("codex", str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}")))
+            out.append(_unreadable("codex", path, exc))
             continue
         label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
-        out.append(Entry("codex", str(path), one_line(label),
-                         f"{count} messages · {one_line(words or '(no user text)')}", when=stamps[path]))
+        out.append(Entry("codex", str(path), one_line(label), _detail(count, words), when=when))
     return out
 
 
@@ -276,21 +281,17 @@ def gemini_tmp(home: Path | None = None) -> Path:
 
 def gemini_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
     """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first, with their first words."""
-    try:
-        files = [p for p in gemini_tmp(home).glob("*/chats/session-*.json*") if p.is_file() and
-                 p.suffix in (".json", ".jsonl")]
-    except OSError:
-        return []
-    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
     out = []
-    for path in files[:limit]:
+    found = [(p, t) for p, t in _newest(gemini_tmp(home), "*/chats/session-*.json*", 1 << 30)
+             if p.suffix in (".json", ".jsonl")]
+    for path, when in found[:limit]:
         label = f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}"
         try:
             run = load_runs(str(path), fmt="gemini")[0]
-            detail = f"{len(run.messages)} messages · {one_line(run.title())}"
+            detail = f"{counted(len(run.messages), 'message')} · {one_line(run.title())}"
         except (LoadError, UsageError) as exc:
             detail = one_line(f"cannot open: {exc}")
         except OSError as exc:
             detail = one_line(f"cannot read: {exc.strerror or exc}")
-        out.append(Entry("gemini", str(path), one_line(label), detail, when=path.stat().st_mtime))
+        out.append(Entry("gemini", str(path), one_line(label), detail, when=when))
     return out
