@@ -11,12 +11,13 @@ and the search highlight.
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.geometry import Size
 from textual.message import Message
 
 from tui.app import keys
 from tui.app.render import styles as palette
-from tui.app.render.lines import PartLayout, Mark, Part, Target
+from tui.app.render.lines import Mark, Part, PartLayout, Target, Wrapped
 from tui.app.widgets.cursor_rows import CursorRows
 
 
@@ -37,6 +38,9 @@ class LineView(CursorRows):
             super().__init__()
             self.view = view
             self.target = target
+
+    class Prepared(Message):
+        """Big blocks (``Wrapped`` parts) finished wrapping at the width in a worker: lay out again."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -87,6 +91,25 @@ class LineView(CursorRows):
             # draws), which sizes this view's scrollbars.
             self.virtual_size = size
         self.refresh()
+        width = self._doc.width
+        pending = [p for p in self._parts if isinstance(p, Wrapped) and p.pending(width)]
+        if pending:
+            self._prepare(pending, width)
+
+    # -- big blocks wrap off the UI thread -----------------------------------------------
+
+    @work(thread=True, exclusive=True, group="wrap")
+    def _prepare(self, parts: list[Wrapped], width: int) -> None:
+        for part in parts:
+            part.prepare(width)
+        self.post_message(self.Prepared())
+
+    def on_line_view_prepared(self, _: Prepared) -> None:
+        keep = self.target()
+        self._layout()
+        row = self._doc.first_row_of(keep)
+        if row is not None:
+            self.cursor = row
 
     def on_resize(self) -> None:
         if self._doc.width != self._width():

@@ -20,7 +20,7 @@ from tui.app.app_messages import IndexMessage
 from tui.app.render import sections
 from tui.app.render import styles as palette
 from tui.app.render.blocks import OUTPUT_ROWS, message_parts
-from tui.app.render.lines import Mark, Part, Rows, Target, Wrapped
+from tui.app.render.lines import Mark, Part, Rows, Target
 from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
 from tui.core.client_added import added_blocks
@@ -78,9 +78,6 @@ class RequestPane(LineView):
             "Under a turn with tool calls, each input value is listed with where it came from: Enter on "
             "one goes to that message with the value marked.")
     BINDINGS = keys.REQUEST
-
-    class Prepared(Message):
-        """A big open block finished wrapping in a worker."""
 
     class Traced(IndexMessage):
         """The provenance of message ``index``'s tool inputs is traced (in a worker)."""
@@ -192,28 +189,6 @@ class RequestPane(LineView):
                                      palette.MARK.get(view.severity(i)) if is_run_message else None)
         summary = view.summary(i) if is_run_message else summary_of(message)
         return text + Text("  " + summary, palette.DIM)
-
-    # -- big blocks wrap off the UI thread -----------------------------------------------
-
-    def _layout(self) -> None:
-        super()._layout()
-        width = self.document.width
-        pending = [p for p in self._parts if isinstance(p, Wrapped) and p.pending(width)]
-        if pending:
-            self._prepare(pending, width)
-
-    @work(thread=True, exclusive=True, group="request-wrap")
-    def _prepare(self, parts: list[Wrapped], width: int) -> None:
-        for part in parts:
-            part.prepare(width)
-        self.post_message(self.Prepared())
-
-    def on_request_pane_prepared(self, _: Prepared) -> None:
-        keep = self.target()
-        self._layout()
-        row = self.document.first_row_of(keep)
-        if row is not None:
-            self.cursor = row
 
     # -- folding -------------------------------------------------------------------------
 

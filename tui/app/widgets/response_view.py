@@ -7,11 +7,8 @@ events row opens or folds them; a body too big to wrap on the UI thread is wrapp
 
 from __future__ import annotations
 
-from textual import work
-from textual.message import Message
 
 from tui.app import keys
-from tui.app.render.lines import Wrapped
 from tui.app.render.response import EVENTS, response_parts
 from tui.app.widgets.lineview import LineView
 from tui.core.timing import CallTiming, call_timings
@@ -27,9 +24,6 @@ class ResponseView(LineView):
             "for recorded exchanges the answer's body as the recorder kept it. Enter on the events row opens "
             "a stream's server-sent events (Enter anywhere in the view).")
     BINDINGS = keys.RESPONSE
-
-    class Prepared(Message):
-        """A big body was wrapped in the worker."""
 
     def __init__(self, view: RunView, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -57,26 +51,6 @@ class ResponseView(LineView):
             return
         keep = None if top else self.target()
         self.set_parts(response_parts(self.view, self.index, self.timings(), self.events_open), keep, top=top)
-
-    def _layout(self) -> None:
-        super()._layout()
-        width = self.document.width
-        pending = [p for p in self._parts if isinstance(p, Wrapped) and p.pending(width)]
-        if pending:
-            self._prepare(pending, width)
-
-    @work(thread=True, exclusive=True, group="response-wrap")
-    def _prepare(self, parts: list[Wrapped], width: int) -> None:
-        for part in parts:
-            part.prepare(width)
-        self.post_message(self.Prepared())
-
-    def on_response_view_prepared(self, _: Prepared) -> None:
-        keep = self.target()
-        self._layout()
-        row = self.document.first_row_of(keep)
-        if row is not None:
-            self.cursor = row
 
     def action_toggle(self) -> None:
         """Enter (anywhere in the view: it has one fold): open or fold the stream's events."""
