@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.worker import WorkerCancelled
+
 from conftest import SAMPLES
 
 from tui.app.factory import make_app
@@ -30,7 +32,12 @@ async def settle(pilot) -> None:
     """Wait until workers are done and the screen is redrawn: two frames in a row the same (a footer
     Textual recomposes after the bindings change is drawn a frame late on a busy machine)."""
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    for _ in range(50):  # an exclusive worker replaced by a newer one ends cancelled: wait for the others
+        try:
+            await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if not w.is_cancelled])
+            break
+        except WorkerCancelled:
+            continue
     await pilot.pause()
     last = screen_text(pilot.app)
     for _ in range(20):
