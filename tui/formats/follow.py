@@ -129,7 +129,7 @@ class TranscriptAppender:
         # the last message, with each one's place) and where on it each answer's message.id first is.
         self.in_thread = {id(r) for r in main.records} if main is not None else set()
         self.spine: list[Record] = list(main.path) if main is not None else []
-        self.place = {id(r): k for k, r in enumerate(self.spine)}
+        self.spine_at = {id(r): k for k, r in enumerate(self.spine)}
         self.key_at: dict[Any, int] = {}
         for k, record in enumerate(self.spine):
             if record.kind == "assistant" and record.message is not None and type(record.key) is str:
@@ -142,6 +142,8 @@ class TranscriptAppender:
         # with one of these uuids would join a thread already made.
         known = index.parsed.keys() | index.links.keys()
         self.wanted = {r.parent for r in index.parsed.values() if r.parent and r.parent not in known}
+        self.wanted.update(r.logical_parent for r in index.parsed.values()  # a compact boundary's thread before it
+                           if r.logical_parent and r.logical_parent not in known)
         self.wanted.update(link[2] for link in index.links.values() if link[2] and link[2] not in known)
         self.new: list[Record] = []  # message lines appended since the last runs()
         self.warned = len(session.doc.line_warnings)
@@ -225,7 +227,7 @@ class TranscriptAppender:
         while True:
             if record is None:
                 return f"line {leaf.line} does not go on from the main thread (its parent is not in the file)"
-            at = self.place.get(id(record))
+            at = self.spine_at.get(id(record))
             if at is not None:
                 break
             if record.line <= seen:
@@ -306,15 +308,15 @@ class TranscriptAppender:
         on_spine = lambda rs: sum(1 for r in rs if r.message is not None or r.kind == "attachment")  # noqa: E731
         self.spined += on_spine(fresh) - on_spine(left)
         for r in left:
-            del self.place[id(r)]
+            del self.spine_at[id(r)]
             if type(r.key) is str and self.key_at.get(r.key, -1) > at:
                 del self.key_at[r.key]
         del self.spine[at + 1:]
         for r in fresh:
-            self.place[id(r)] = len(self.spine)
+            self.spine_at[id(r)] = len(self.spine)
             self.spine.append(r)
             if r.kind == "assistant" and r.message is not None and type(r.key) is str:
-                self.key_at.setdefault(r.key, self.place[id(r)])
+                self.key_at.setdefault(r.key, self.spine_at[id(r)])
         assert session.assembler is not None
         for r in joined:
             session.assembler.add(r)
