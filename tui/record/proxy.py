@@ -166,27 +166,34 @@ class Proxy:
             except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
                 return self._unreachable(exchange, exc)
             try:
-                out = web.StreamResponse(status=upstream.status, reason=upstream.reason,
-                                         headers=_forwarded(upstream.headers, frozenset()))
                 if exchange is not None:
                     exchange.first_byte = time.time()
                     exchange.status = upstream.status
                     exchange.response_headers = list(upstream.headers.items())
+                try:  # the body bytes that came with the headers: they go on together, in one write
+                    chunk = upstream.content.read_nowait()
+                except (aiohttp.ClientError, OSError, asyncio.TimeoutError):
+                    chunk = b""  # the next read says what went wrong
+                out = (_WithFirstBytes if chunk else web.StreamResponse)(
+                    status=upstream.status, reason=upstream.reason, headers=_forwarded(upstream.headers, frozenset()))
                 answering = True
                 await out.prepare(request)
                 while True:
-                    try:
-                        chunk = await upstream.content.readany()
-                    except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
-                        if exchange is not None:
-                            exchange.partial = f"the upstream closed the connection mid-answer ({exc.__class__.__name__})"
-                        _cut(request)
-                        return out
                     if not chunk:
-                        break
+                        try:
+                            chunk = await upstream.content.readany()
+                        except (aiohttp.ClientError, OSError, asyncio.TimeoutError) as exc:
+                            if exchange is not None:
+                                exchange.partial = ("the upstream closed the connection mid-answer "
+                                                    f"({exc.__class__.__name__})")
+                            _cut(request)
+                            return out
+                        if not chunk:
+                            break
                     if exchange is not None:
                         chunks.append(chunk)
                     await out.write(chunk)
+                    chunk = b""
                     if waiting:  # its first byte is on its way: the records waiting for it can be written
                         waiting = False
                         self._begun()
@@ -259,6 +266,14 @@ class Proxy:
             exchange.answered_by_recorder = "the upstream could not be reached"
             exchange.response_body = payload
         return web.Response(status=502, body=payload, content_type="application/json")
+
+
+class _WithFirstBytes(web.StreamResponse):
+    """An answer whose first body bytes are already here: its headers go out with them, in one write
+    (aiohttp's own ``web.Response`` does the same), not one socket send each. An answer whose body
+    has not begun is a plain ``StreamResponse``: its headers go on as soon as they arrive."""
+
+    _send_headers_immediately = False
 
 
 def _header(headers: list[tuple[str, str]], name: str) -> str:
