@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -154,6 +155,14 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
+    try:
+        measure(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # three files of --size each: not left behind
+
+
+def measure(folder: Path) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", default="100MB")
     parser.add_argument("--updates", type=int, default=20)
@@ -164,7 +173,6 @@ def main() -> None:
     parser.add_argument("--only", choices=("jsonl", "recording", "claude-code"), help="one file's updates, no stepper")
     args = parser.parse_args()
     size = _size(args.size)
-    folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
     run = make(folder / "run.jsonl", size)
     rec = recording(folder / "rec.jsonl", size)
     cc = folder / "session.jsonl"
