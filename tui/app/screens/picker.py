@@ -91,6 +91,7 @@ class PickerScreen(Screen):
         self.counter: Counter | None = None  # the process counting the rows still estimated
         self.scans = 0  # scans started; a count from an older one is not applied
         self.widths: dict[str, int] = {}  # each section's label width, to redraw one row
+        self.jobs: list[str] = []  # the files the last scan had counted (not in the cache, or changed since)
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("turnscope", "bold"), " · choose a run to step through"), id="picker-title")
@@ -139,6 +140,7 @@ class PickerScreen(Screen):
                     jobs.setdefault(entry.path, entry.fmt)
                 else:
                     apply_counted(entry, known)
+        self.jobs = list(jobs)
         self.post_message(self.Scanned(entries))
         if not jobs or worker.is_cancelled:
             return

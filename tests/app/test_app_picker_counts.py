@@ -1,0 +1,122 @@
+"""The picker's message counts: estimated from a session's head at once (marked ``~``), then the loader's
+exact count of the run Enter opens, taken in a process and cached; Enter opens that run (run 0) with the
+file's run list beneath it."""
+
+from __future__ import annotations
+
+import shutil
+
+from app_helpers import app_for, screen_text, settle
+
+from tui.app.screens.picker import PickerScreen
+from tui.app.screens.run_list import RunListScreen
+from tui.app.screens.stepper import StepperScreen
+from tui.app.session_counts import CACHE_FILE
+from tui.app.sources import claude_entries
+from tui.core import jsonio
+from tui.core.secrets import redact_title
+from tui.core.words import counted
+from tui.formats import load_runs
+
+MAIN = "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"
+
+
+def _real_sessions(tmp_path, realruns):
+    """Every real Claude Code file of realruns laid out as Claude Code keeps them: a session's subagent files
+    in ``<session>/subagents/``; the subagent file whose session is not here as a file of its own."""
+    spotter = tmp_path / "claude" / "projects" / "-home-USER-spotter"
+    demo = tmp_path / "claude" / "projects" / "-path-to-Demo"
+    for folder in (spotter, demo):
+        folder.mkdir(parents=True)
+    for path in realruns.glob("*.jsonl"):
+        project, _, rest = path.name.partition("__")
+        session, _, agent = rest.partition("__subagents__")
+        if agent and (realruns / f"{project}__{session}.jsonl").exists():
+            target = spotter / session / "subagents" / agent
+            target.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            target = (demo if project == "ccviewer" else spotter) / (agent or rest)
+        shutil.copy(path, target)
+    return tmp_path / "claude"
+
+
+async def _open(pilot, option_id: str) -> None:
+    screen = pilot.app.screen
+    while screen.options.get_option_at_index(screen.options.highlighted).id != option_id:
+        await pilot.press("down")
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def test_the_head_gives_an_estimate_marked_as_one(tmp_path, realruns):
+    home = _real_sessions(tmp_path, realruns)
+    rows = {e.path.rsplit("/", 1)[-1]: e for e in claude_entries(home)}
+    assert len(rows) == 6 and all(e.estimated and e.detail.startswith("~") for e in rows.values())
+    main = rows[MAIN.split("__")[1] + ".jsonl"]  # compacted: the head counts every part, run 0 is the last
+    assert main.messages != len(load_runs(main.path)[0].messages)
+
+
+async def test_after_the_counts_settle_each_session_row_is_the_run_enter_opens(tmp_path, realruns):
+    _real_sessions(tmp_path, realruns)
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen) and len(picker.jobs) == 6
+        assert "~" not in screen_text(app) and "exact count" not in screen_text(app)
+        rows = sorted((e.path, option_id) for option_id, e in picker.entries.items() if e.section == "claude")
+        assert len(rows) == 6
+        several = 0
+        for path, _ in rows:
+            picker = app.screen
+            option_id, entry = next((k, e) for k, e in picker.entries.items() if e.section == "claude"
+                                    and e.path == path)
+            assert not entry.estimated
+            shown = picker.options.get_option(option_id).prompt.plain
+            assert counted(entry.messages, "message") in shown and entry.title[:30] in shown
+            await _open(pilot, option_id)
+            stepper = app.screen
+            assert isinstance(stepper, StepperScreen), path
+            run = stepper.view.run
+            assert (run.source.path, run.source.run_index) == (path, 0)
+            assert len(run.messages) == entry.messages and redact_title(run.title()) == entry.title, path
+            await pilot.press("escape")
+            await settle(pilot)
+            if entry.runs > 1:  # the file's run list lies beneath the run opened, run 0 highlighted
+                several += 1
+                assert isinstance(app.screen, RunListScreen) and app.screen.path == path
+                assert len(app.screen.runs) == entry.runs and app.screen.options.highlighted == 0
+                await pilot.press("escape")
+                await settle(pilot)
+            assert isinstance(app.screen, PickerScreen)
+            assert app.screen.jobs == []  # every count came from the cache
+        assert several == 3  # the compacted session and the two with subagents written inline
+
+
+async def test_the_counts_are_cached_by_size_and_mtime_and_hold_no_secret(tmp_path, realruns):
+    home = _real_sessions(tmp_path, realruns)
+    short = home / "projects" / "-home-USER-spotter" / "short.jsonl"
+    planted = "sk-ant-api03-PLANTED-turnscope-9c41e0b7d2f5a8e3-NEVER-WRITE-ME"
+    lines = short.read_bytes().splitlines()
+    first = next(k for k, line in enumerate(lines) if b"mix phx.server" in line)
+    record = jsonio.loads(lines[first], "short")
+    record["message"]["content"] = f"mix phx.server fails with key {planted}"
+    lines[first] = jsonio.dumps(record)
+    short.write_bytes(b"\n".join(lines) + b"\n")
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert len(app.screen.jobs) == 6
+    cache = tmp_path / "cache" / CACHE_FILE
+    assert cache.exists() and planted.encode() not in cache.read_bytes() and planted[-24:].encode() not in \
+        cache.read_bytes()
+    with open(short, "ab") as handle:  # the session goes on: counted again, the others come from the cache
+        handle.write(lines[-1] + b"\n")
+    again = app_for(None, tmp_path)
+    async with again.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        picker = again.screen
+        assert picker.jobs == [str(short)]
+        entry = next(e for e in picker.entries.values() if e.path == str(short))
+        assert entry.messages == len(load_runs(str(short))[0].messages) and not entry.estimated
+        assert planted not in screen_text(again)
