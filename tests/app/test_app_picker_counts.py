@@ -4,6 +4,7 @@ file's run list beneath it."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 from app_helpers import app_for, screen_text, settle
@@ -37,6 +38,8 @@ def _real_sessions(tmp_path, realruns):
         else:
             target = (demo if project == "ccviewer" else spotter) / (agent or rest)
         shutil.copy(path, target)
+        if target.name != "short.jsonl":  # written long ago; short.jsonl just now: live, opened following
+            os.utime(target, (1_767_000_000, 1_767_000_000))
     return tmp_path / "claude"
 
 
