@@ -13,7 +13,7 @@ from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.session_counts import CACHE_FILE
-from tui.app.sources import claude_entries
+from tui.app.sources import claude_entries, gemini_entries
 from tui.core import jsonio
 from tui.core.secrets import redact_title
 from tui.core.words import counted
@@ -123,3 +123,43 @@ async def test_the_counts_are_cached_by_size_and_mtime_and_hold_no_secret(tmp_pa
         entry = next(e for e in picker.entries.values() if e.path == str(short))
         assert entry.messages == len(load_runs(str(short))[0].messages) and not entry.estimated
         assert planted not in screen_text(again)
+
+
+async def test_gemini_sessions_are_listed_without_loading_them_then_counted_as_they_open(tmp_path, realruns):
+    chats = tmp_path / ".gemini" / "tmp" / "ab14fe397f91d5f2" / "chats"
+    chats.mkdir(parents=True)
+    names = {"vct__gemini.jsonl": "session-2026-03-01T09-00-aaaa1111.jsonl",
+             "vct__test_conversation_gemini.894772f.json": "session-2026-03-27T10-19-8a20078e.json",
+             "vct__test_conversation_gemini.bcec23f.json": "session-2026-02-11T08-00-bbbb2222.json"}
+    for name, session in names.items():
+        shutil.copy(realruns / "next" / name, chats / session)
+    (chats / "session-2026-01-01T00-00-broken00.json").write_bytes(b'{"sessionId": "x", "messages": [')
+    listed = gemini_entries(tmp_path)  # nothing read yet: a broken file is only found out by the count
+    assert len(listed) == 4 and all(e.estimated and e.detail == "counting messages …" for e in listed)
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        rows = {e.path: (k, e) for k, e in app.screen.entries.items() if e.section == "gemini"}
+        assert len(rows) == 4 and not any(e.estimated for _, e in rows.values())
+        assert rows[str(chats / "session-2026-01-01T00-00-broken00.json")][1].detail.startswith("cannot open:")
+        for session in names.values():
+            option_id, entry = rows[str(chats / session)]
+            await _open(pilot, option_id)
+            run = app.screen.view.run
+            assert isinstance(app.screen, StepperScreen) and run.source.format == "gemini"
+            assert len(run.messages) == entry.messages and redact_title(run.title()) == entry.title
+            await pilot.press("escape")
+            await settle(pilot)
+            rows = {e.path: (k, e) for k, e in app.screen.entries.items() if e.section == "gemini"}
+
+
+async def test_with_a_format_forced_the_counts_are_taken_with_it_and_not_kept(tmp_path, realruns):
+    home = _real_sessions(tmp_path, realruns)
+    short = home / "projects" / "-home-USER-spotter" / "short.jsonl"
+    app = app_for(None, tmp_path, fmt="claude-code")  # ``turnscope --format claude-code``: the picker
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        entry = next(e for e in app.screen.entries.values() if e.path == str(short))
+        assert entry.messages == len(load_runs(str(short), fmt="claude-code")[0].messages)
+        assert not entry.estimated
+    assert not (tmp_path / "cache" / CACHE_FILE).exists()

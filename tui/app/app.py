@@ -81,7 +81,7 @@ class TurnscopeApp(App):
     def on_mount(self) -> None:
         path, runs, run, at, view = self.initial
         if runs is None:
-            self.push_screen(PickerScreen(self.state_dir, self.claude_home, self.samples, self.cache_dir))
+            self.push_screen(self.picker())
         else:
             self.open_runs(path or runs[0].source.path, runs, run, at, view)
             if self.diff is not None and isinstance(self.screen, StepperScreen):
@@ -129,7 +129,11 @@ class TurnscopeApp(App):
 
     @on(events.OpenPicker)
     def open_picker(self, _: events.OpenPicker) -> None:
-        self.switch_screen(PickerScreen(self.state_dir, self.claude_home, self.samples, self.cache_dir))
+        self.switch_screen(self.picker())
+
+    def picker(self) -> PickerScreen:
+        """The run picker, on this app's places; it counts sessions with the options files are opened with."""
+        return PickerScreen(self.state_dir, self.claude_home, self.samples, self.cache_dir, self.load_options.kwargs())
 
     @on(events.OpenLinkedRun)
     def open_linked_run(self, event: events.OpenLinkedRun) -> None:

@@ -57,15 +57,15 @@ def stamp(path: str) -> tuple[int, int] | None:
     return info.st_size, info.st_mtime_ns
 
 
-def count_file(path: str, fmt: str | None = None) -> Counted:
-    """Load ``path`` as the stepper does (``load_runs``) and count each run's messages."""
+def count_file(path: str, **options: str | None) -> Counted:
+    """Load ``path`` as Enter does (``load_runs`` with the app's load options) and count each run's messages."""
     from tui.core.errors import UsageError
     from tui.core.secrets import redact_title
     from tui.formats import load_runs
 
     before = stamp(path) or (-1, -1)
     try:
-        runs = load_runs(path, fmt=fmt)
+        runs = load_runs(path, **options)
     except (LoadError, UsageError) as exc:
         text = exc.line_text() if isinstance(exc, LoadError) else str(exc)
         return _checked(Counted(path, *before, error=f"cannot open: {text}"), before)
@@ -81,7 +81,7 @@ def _checked(counted: Counted, before: tuple[int, int]) -> Counted:
     return counted
 
 
-def _work(conn: Any, jobs: list[tuple[str, str | None]]) -> None:
+def _work(conn: Any, paths: list[str], options: dict[str, str | None]) -> None:
     """The counting process: count each file, send each result as it is done."""
     try:
         quiet = os.open(os.devnull, os.O_WRONLY)  # the app's terminal is not ours to write on
@@ -91,9 +91,9 @@ def _work(conn: Any, jobs: list[tuple[str, str | None]]) -> None:
             os.nice(NICE)
         except OSError:  # pragma: no cover - not allowed here: run at the app's priority
             pass
-        for path, fmt in jobs:
+        for path in paths:
             try:
-                counted = count_file(path, fmt)
+                counted = count_file(path, **options)
             except Exception as exc:  # noqa: BLE001 - a loader bug on one file must not stop the others
                 counted = Counted(path, -1, -1, error=f"cannot open: {type(exc).__name__}: {exc}")
             conn.send_bytes(pickle.dumps(counted, protocol=pickle.HIGHEST_PROTOCOL))
@@ -104,11 +104,13 @@ def _work(conn: Any, jobs: list[tuple[str, str | None]]) -> None:
 
 
 class Counter:
-    """The counting process of one scan: ``results()`` yields a ``Counted`` per file as it is done (call it
-    from a worker thread: it waits on the pipe); ``stop()`` ends the process at once."""
+    """The counting process of one scan: ``results()`` yields a ``Counted`` per file of ``paths`` as it is done
+    (call it from a worker thread: it waits on the pipe); ``stop()`` ends the process at once. ``options``:
+    ``load_runs``'s keywords, the app's (``LoadOptions.kwargs``), so each file is read as Enter reads it."""
 
-    def __init__(self, jobs: list[tuple[str, str | None]]) -> None:
-        self.jobs = jobs
+    def __init__(self, paths: list[str], options: dict[str, str | None] | None = None) -> None:
+        self.paths = paths
+        self.options = dict(options or {})
         self.process: Any = None
         self._conn: Any = None
         self._stopped = False
@@ -118,7 +120,8 @@ class Counter:
 
         context = multiprocessing.get_context("spawn")
         receive, send = context.Pipe(duplex=False)
-        self.process = context.Process(target=_work, args=(send, self.jobs), name="turnscope-counts", daemon=True)
+        self.process = context.Process(target=_work, args=(send, self.paths, self.options), name="turnscope-counts",
+                                       daemon=True)
         stderr = sys.stderr  # a TUI captures it (no file descriptor): multiprocessing's helpers need a real one
         try:
             if sys.__stderr__ is not None:
@@ -134,7 +137,7 @@ class Counter:
         if conn is None:
             return
         try:
-            for _ in self.jobs:
+            for _ in self.paths:
                 if self._stopped:
                     return
                 try:

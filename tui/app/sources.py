@@ -105,7 +105,6 @@ class Entry:
     messages: int | None = None  # the count shown (of run ``run``, or of the default run 0)
     title: str = ""  # the words shown: the first words of the run Enter opens once counted
     runs: int | None = None  # how many runs the file holds, once loaded
-    fmt: str | None = None  # the format to load it as (None: sniffed)
     #: Enter opens the file's default run (run 0, whose title and count the row shows), its run list beneath.
     default_run: bool = False
 
@@ -329,8 +328,8 @@ def gemini_tmp(home: Path | None = None) -> Path:
 def gemini_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
     """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first. Nothing is read here (a
     ``.json`` session is one document: its head tells nothing); the count and first words come from the
-    background count, which loads each as the stepper does."""
+    background count, which loads each as Enter does (the format sniffed: the loader finds it Gemini's)."""
     found = [(p, t) for p, t in _newest(gemini_tmp(home), "*/chats/session-*.json*", 1 << 30)
              if p.suffix in (".json", ".jsonl")]
     return [_session_entry("gemini", path, f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}",
-                           None, "", when=when, fmt="gemini") for path, when in found[:limit]]
+                           None, "", when=when) for path, when in found[:limit]]

@@ -79,12 +79,15 @@ class PickerScreen(Screen):
             self.counted = counted
 
     def __init__(self, state_dir: Path, claude_home: Path | None = None, samples: Path = SAMPLES,
-                 cache_dir: Path | None = None) -> None:
+                 cache_dir: Path | None = None, load_options: dict[str, str | None] | None = None) -> None:
         super().__init__()
         self.state_dir = state_dir
         self.claude_home = claude_home
         self.samples = samples
-        self.cache_dir = cache_dir  # where the exact counts are kept (None: not kept)
+        #: ``load_runs``'s keywords, as the app opens a file with (``--format``, ``--system`` ...): the counts are
+        #: taken with them, and kept on disk only when there are none (the cache is of files read as they are).
+        self.load_options = {k: v for k, v in (load_options or {}).items() if v is not None}
+        self.cache_dir = cache_dir if not self.load_options else None  # where the exact counts are kept
         self.entries: dict[str, Entry] = {}
         self.scanned: list[Entry] = []
         self.filter = ""  # ``/``: only rows whose label, path or words hold it (any case)
@@ -132,19 +135,19 @@ class PickerScreen(Screen):
         entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) \
             + codex_entries() + gemini_entries(gemini_home)
         cache = CountCache(self.cache_dir)
-        jobs: dict[str, str | None] = {}
+        jobs: dict[str, None] = {}  # each file once (a session may be a recent run too)
         for entry in entries:
             if entry.estimated:
                 known = cache.get(entry.path)
                 if known is None:
-                    jobs.setdefault(entry.path, entry.fmt)
+                    jobs.setdefault(entry.path, None)
                 else:
                     apply_counted(entry, known)
         self.jobs = list(jobs)
         self.post_message(self.Scanned(entries))
         if not jobs or worker.is_cancelled:
             return
-        counter = self.counter = Counter(list(jobs.items()))
+        counter = self.counter = Counter(list(jobs), self.load_options)
         try:
             counter.start()
             for result in counter.results():
