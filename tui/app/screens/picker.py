@@ -64,11 +64,12 @@ class PickerScreen(Screen):
     notice = getters.query_one("#picker-notice", Static)
 
     class Scanned(Message):
-        """The worker finished gathering entries."""
+        """The worker finished gathering entries (scan number ``scan``)."""
 
-        def __init__(self, entries: list[Entry]) -> None:
+        def __init__(self, entries: list[Entry], scan: int = 0) -> None:
             super().__init__()
             self.entries = entries
+            self.scan = scan
 
     class CountArrived(Message):
         """The exact count of one file, from scan number ``scan``."""
@@ -95,6 +96,7 @@ class PickerScreen(Screen):
         self.scans = 0  # scans started; a count from an older one is not applied
         self.widths: dict[str, int] = {}  # each section's label width, to redraw one row
         self.jobs: list[str] = []  # the files the last scan had counted (not in the cache, or changed since)
+        self.showing = False  # the current screen: counting runs only then
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("turnscope", "bold"), " · choose a run to step through"), id="picker-title")
@@ -104,13 +106,15 @@ class PickerScreen(Screen):
 
     def on_mount(self) -> None:
         self.options.focus()
-        self.scan()
 
     def on_screen_resume(self) -> None:
+        """Shown (first, or again after a run): scan, so runs just opened are among the recent ones."""
+        self.showing = True
         self.scan()
 
     def on_screen_suspend(self) -> None:
-        self.stop_counting()  # a run is open: its own work comes first; the next scan counts the rest
+        self.showing = False  # a run is open: its own work comes first; the next scan counts the rest
+        self.stop_counting()
 
     def on_unmount(self) -> None:
         self.stop_counting()
@@ -123,13 +127,17 @@ class PickerScreen(Screen):
     def action_rescan(self) -> None:
         self.scan()
 
-    @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        """Gather the rows (estimated counts where a file is only glanced at), then have the estimated ones
-        counted exactly, in a process, each row updated as its count arrives."""
+        """Gather the rows again (a newer scan replaces one under way: its rows and counts are dropped)."""
         self.stop_counting()
         self.scans += 1
-        scan, worker = self.scans, get_current_worker()
+        self._scan(self.scans)
+
+    @work(thread=True, exclusive=True, group="scan")
+    def _scan(self, scan: int) -> None:
+        """Gather the rows (estimated counts where a file is only glanced at), then have the estimated ones
+        counted exactly, in a process, each row updated as its count arrives."""
+        worker = get_current_worker()
         # With a Claude home given (tests), Gemini's is looked for beside it, never in the user's home.
         gemini_home = self.claude_home.parent if self.claude_home is not None else None
         entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) \
@@ -144,11 +152,14 @@ class PickerScreen(Screen):
                 else:
                     apply_counted(entry, known)
         self.jobs = list(jobs)
-        self.post_message(self.Scanned(entries))
-        if not jobs or worker.is_cancelled:
+        self.post_message(self.Scanned(entries, scan))
+        if not jobs or worker.is_cancelled or not self.showing:
             return
-        counter = self.counter = Counter(list(jobs), self.load_options)
+        counter = Counter(list(jobs), self.load_options)
         try:
+            if not self.showing or scan != self.scans:  # suspended or scanned again since: stopped found none
+                return
+            self.counter = counter
             counter.start()
             for result in counter.results():
                 if worker.is_cancelled:
@@ -169,6 +180,8 @@ class PickerScreen(Screen):
                                           "empty: all)", placeholder="words", value=self.filter), answer)
 
     def on_picker_screen_scanned(self, event: Scanned) -> None:
+        if event.scan != self.scans:  # a newer scan is under way: its rows come next
+            return
         self.scanned = event.entries
         self.show_entries()
 
