@@ -51,7 +51,9 @@ def _when(stamp: float | None) -> str:
 class RunOptions(OptionList):
     """The runs to choose from."""
 
-    HELP = "Runs to open: Up/Down (j/k) move, Enter opens. A file holding several runs lists them first."
+    HELP = ("Runs to open: Up/Down (j/k) move, Enter opens. A session opens at the run its row describes (~: a "
+            "count read from the file's head, the exact one coming); Escape there lists the file's other runs. "
+            "Another file holding several runs lists them first.")
     BINDINGS = keys.PICKER_LIST
 
 
