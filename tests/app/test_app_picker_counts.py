@@ -5,6 +5,7 @@ file's run list beneath it."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 from app_helpers import app_for, screen_text, settle
@@ -66,11 +67,11 @@ async def test_after_the_counts_settle_each_session_row_is_the_run_enter_opens(t
         await settle(pilot)
         picker = app.screen
         assert isinstance(picker, PickerScreen) and len(picker.jobs) == 6
-        assert "~" not in screen_text(app) and "exact count" not in screen_text(app)
-        rows = sorted((e.path, option_id) for option_id, e in picker.entries.items() if e.section == "claude")
-        assert len(rows) == 6
+        assert not re.search(r"~\d", screen_text(app)) and "exact count" not in screen_text(app)
+        paths = sorted(e.path for e in picker.entries.values() if e.section == "claude")
+        assert len(paths) == 6
         several = 0
-        for path, _ in rows:
+        for path in paths:
             picker = app.screen
             option_id, entry = next((k, e) for k, e in picker.entries.items() if e.section == "claude"
                                     and e.path == path)
@@ -93,7 +94,7 @@ async def test_after_the_counts_settle_each_session_row_is_the_run_enter_opens(t
                 await settle(pilot)
             assert isinstance(app.screen, PickerScreen)
             assert app.screen.jobs == []  # every count came from the cache
-        assert several == 3  # the compacted session and the two with subagents written inline
+        assert several == 3  # the compacted session (and its subagent files), the two with inline subagents
 
 
 async def test_the_counts_are_cached_by_size_and_mtime_and_hold_no_secret(tmp_path, realruns):
@@ -163,3 +164,26 @@ async def test_with_a_format_forced_the_counts_are_taken_with_it_and_not_kept(tm
         assert entry.messages == len(load_runs(str(short), fmt="claude-code")[0].messages)
         assert not entry.estimated
     assert not (tmp_path / "cache" / CACHE_FILE).exists()
+
+
+async def test_a_counting_process_that_ends_early_is_said_and_r_counts_again(tmp_path, realruns):
+    project = tmp_path / "claude" / "projects" / "-home-USER-spotter"
+    project.mkdir(parents=True)
+    for k in range(20):
+        shutil.copy(realruns / f"{MAIN}.jsonl", project / f"{k:08d}-aedd-4bc1-888f-c94edc91af04.jsonl")
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        picker = app.screen
+        for _ in range(3000):  # until the first exact count is in
+            await pilot.pause(0.01)
+            if any(e.section == "claude" and not e.estimated for e in picker.scanned):
+                break
+        picker.counter.process.kill()  # as the out-of-memory killer would
+        await settle(pilot)
+        left = [e for e in picker.scanned if e.estimated]
+        assert left and all(e.detail.startswith("~") for e in left)
+        assert f"{counted(len(left), 'exact count')} not taken (the counting process ended early" in screen_text(app)
+        await pilot.press("r")
+        await settle(pilot)
+        assert not any(e.estimated for e in picker.scanned) and "exact count" not in screen_text(app)
+        assert sorted(picker.jobs) == sorted(e.path for e in left)  # the others came from the cache

@@ -81,6 +81,13 @@ class PickerScreen(Screen):
             self.scan = scan
             self.counted = counted
 
+    class CountsEnded(Message):
+        """The counting process of scan ``scan`` ended before it counted every file (killed, out of memory)."""
+
+        def __init__(self, scan: int) -> None:
+            super().__init__()
+            self.scan = scan
+
     def __init__(self, state_dir: Path, claude_home: Path | None = None, samples: Path = SAMPLES,
                  cache_dir: Path | None = None, load_options: dict[str, str | None] | None = None) -> None:
         super().__init__()
@@ -99,6 +106,7 @@ class PickerScreen(Screen):
         self.widths: dict[str, int] = {}  # each section's label width, to redraw one row
         self.jobs: list[str] = []  # the files the last scan had counted (not in the cache, or changed since)
         self.showing = False  # the current screen: counting runs only then
+        self.ended = False  # this scan's counting ended early: the rows still ``~`` will not be counted
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("turnscope", "bold"), " · choose a run to step through"), id="picker-title")
@@ -163,11 +171,15 @@ class PickerScreen(Screen):
                 return
             self.counter = counter
             counter.start()
+            done = 0
             for result in counter.results():
                 if worker.is_cancelled:
                     break
                 cache.put(result)
+                done += 1
                 self.post_message(self.CountArrived(scan, result))
+            if done < len(jobs) and not worker.is_cancelled and self.counter is counter:
+                self.post_message(self.CountsEnded(scan))
         finally:
             counter.stop()
             cache.save()
@@ -184,7 +196,7 @@ class PickerScreen(Screen):
     def on_picker_screen_scanned(self, event: Scanned) -> None:
         if event.scan != self.scans:  # a newer scan is under way: its rows come next
             return
-        self.scanned = event.entries
+        self.scanned, self.ended = event.entries, False
         self.show_entries()
 
     def on_picker_screen_count_arrived(self, event: CountArrived) -> None:
@@ -203,6 +215,11 @@ class PickerScreen(Screen):
             if any(entry is c for c in changed):
                 self.options.replace_option_prompt(option_id, self.prompt(entry, self.widths.get(entry.section, 0)))
         self.describe()
+
+    def on_picker_screen_counts_ended(self, event: CountsEnded) -> None:
+        if event.scan == self.scans:
+            self.ended = True
+            self.describe()
 
     def show_entries(self, keep: bool = True) -> None:
         options: list[Option | None] = []
@@ -244,7 +261,8 @@ class PickerScreen(Screen):
         """The line under the list: how many rows, whether counts are still coming, the keys."""
         total = len(self.entries)
         left = sum(e.estimated for e in self.scanned)
-        counting = f" · ~ read from the file's head: {counted(left, 'exact count')} coming" if left else ""
+        counting = "" if not left else f" · ~ read from the file's head: {counted(left, 'exact count')} " + (
+            "not taken (the counting process ended early; r counts again)" if self.ended else "coming")
         if self.filter:
             self.notice.update(Text(f"{total} of {len(self.scanned)} runs hold {one_line(self.filter)!r}{counting} "
                                     "· / again (empty: all) · Enter opens", palette.NOTE))
