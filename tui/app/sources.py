@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -269,17 +269,32 @@ def apply_counted(entry: Entry, result: Any) -> None:
         entry.detail = _detail(counts[0], result.title, runs=len(counts))
 
 
-def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+#: The exact counts known (``session_counts.CountCache.get``): a file's ``Counted`` while it is unchanged, else None.
+Known = Callable[[str], Any]
+
+
+def _described(section: str, path: Path, label: str, describe: Callable[[Path], tuple[int, str]],
+               known: Known | None, **more: Any) -> Entry:
+    """A session's row: from the exact counts when they are known for the file as it is (its head is then
+    not read), else from ``describe`` (its head), marked estimated."""
+    exact = known(str(path)) if known is not None else None
+    if exact is not None:
+        entry = _session_entry(section, path, label, None, "", **more)
+        apply_counted(entry, exact)
+        return entry
+    try:
+        count, words = describe(path)
+    except OSError as exc:
+        return _unreadable(section, path, exc)
+    return _session_entry(section, path, label, count, words, **more)
+
+
+def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS, known: Known | None = None) -> list[Entry]:
     out = []
     for path, when in _newest(claude_projects(home), "*/*.jsonl", limit):
-        try:
-            count, words = describe_session(path)
-        except OSError as exc:
-            out.append(_unreadable("claude", path, exc))
-            continue
         project = session_project(path)
         label = f"{project} · {path.stem[:8]}" if project else f"{path.parent.name}/{path.stem[:8]}"
-        out.append(_session_entry("claude", path, label, count, words, when=when, live=written_lately(path)))
+        out.append(_described("claude", path, label, describe_session, known, when=when, live=written_lately(path)))
     return out
 
 
@@ -305,16 +320,11 @@ def describe_rollout(path: Path) -> tuple[int, str]:
     return count, words
 
 
-def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS, known: Known | None = None) -> list[Entry]:
     out = []
     for path, when in _newest(codex_sessions(home), "*/*/*/rollout-*.jsonl", limit):
-        try:
-            count, words = describe_rollout(path)
-        except OSError as exc:
-            out.append(_unreadable("codex", path, exc))
-            continue
         label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
-        out.append(_session_entry("codex", path, label, count, words, when=when))
+        out.append(_described("codex", path, label, describe_rollout, known, when=when))
     return out
 
 

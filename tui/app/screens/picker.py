@@ -150,9 +150,10 @@ class PickerScreen(Screen):
         worker = get_current_worker()
         # With a Claude home given (tests), Gemini's is looked for beside it, never in the user's home.
         gemini_home = self.claude_home.parent if self.claude_home is not None else None
-        entries = sample_entries(self.samples) + recent_entries(self.state_dir) + claude_entries(self.claude_home) \
-            + codex_entries() + gemini_entries(gemini_home)
-        cache = CountCache(self.cache_dir)
+        cache = CountCache(self.cache_dir)  # a session counted before and unchanged since: its head is not read
+        entries = sample_entries(self.samples) + recent_entries(self.state_dir) \
+            + claude_entries(self.claude_home, known=cache.get) + codex_entries(known=cache.get) \
+            + gemini_entries(gemini_home)
         jobs: dict[str, None] = {}  # each file once (a session may be a recent run too)
         for entry in entries:
             if entry.estimated:
