@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 
 from app_helpers import app_for, screen_text, settle
 
@@ -187,3 +188,31 @@ async def test_a_counting_process_that_ends_early_is_said_and_r_counts_again(tmp
         await settle(pilot)
         assert not any(e.estimated for e in picker.scanned) and "exact count" not in screen_text(app)
         assert sorted(picker.jobs) == sorted(e.path for e in left)  # the others came from the cache
+
+
+async def test_a_recent_run_written_since_it_was_opened_is_counted_again(tmp_path, realruns):
+    home = _real_sessions(tmp_path, realruns)
+    tool_heavy = home / "projects" / "-home-USER-spotter" / "tool_heavy.jsonl"
+    app = app_for(None, tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        option_id = next(k for k, e in app.screen.entries.items() if e.section == "claude" and e.path == str(tool_heavy))
+        await _open(pilot, option_id)
+        opened = len(app.screen.view.run.messages)
+        await pilot.press("escape")
+        await settle(pilot)
+        recent = next(e for e in app.screen.entries.values() if e.section == "recent")
+        assert (recent.path, recent.messages, recent.estimated) == (str(tool_heavy), opened, False)
+        lines = tool_heavy.read_bytes().splitlines()
+        last = next(jsonio.loads(line, "last") for line in reversed(lines) if b'"type":"assistant"' in line)
+        ask = {**last, "type": "user", "uuid": "0b7e-ask", "parentUuid": last["uuid"],
+               "message": {"role": "user", "content": "and now?"}}  # the session goes on: a question, an answer
+        answer = {**last, "uuid": "0b7e-answer", "parentUuid": "0b7e-ask",
+                  "message": {**last["message"], "id": "msg_0b7e", "content": [{"type": "text", "text": "Done."}]}}
+        tool_heavy.write_bytes(tool_heavy.read_bytes() + jsonio.dumps(ask) + b"\n" + jsonio.dumps(answer) + b"\n")
+        os.utime(tool_heavy, (time.time() + 5, time.time() + 5))  # written after it was opened
+        await pilot.press("r")
+        await settle(pilot)
+        recent = next(e for e in app.screen.entries.values() if e.section == "recent")
+        assert not recent.estimated and recent.messages == len(load_runs(str(tool_heavy))[0].messages) != opened
+        assert f"{counted(recent.messages, 'message')} · " in recent.detail

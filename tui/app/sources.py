@@ -113,19 +113,16 @@ class Entry:
 LIVE_SECONDS = 60
 
 
-def _mtime(path: str | Path) -> float:
+def _mtime(path: str | Path) -> float | None:
     try:
         return os.stat(path).st_mtime
     except OSError:
-        return 0.0
+        return None
 
 
 def written_lately(path: str | Path, now: float | None = None) -> bool:
-    try:
-        mtime = os.stat(path).st_mtime
-    except OSError:
-        return False
-    return (time.time() if now is None else now) - mtime < LIVE_SECONDS
+    mtime = _mtime(path)
+    return mtime is not None and (time.time() if now is None else now) - mtime < LIVE_SECONDS
 
 
 def claude_projects(home: Path | None = None) -> Path:
@@ -161,7 +158,7 @@ def recent_entries(state_dir: Path) -> list[Entry]:
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")
         # written since it was opened: the stored count may be old, and is counted again in the background
-        changed = _mtime(item.path) > item.opened
+        changed = (_mtime(item.path) or 0.0) > item.opened
         out.append(Entry("recent", item.path, one_line(label),
                          f"{'~' * changed}{counted(item.messages, 'message')} · {one_line(item.title)}",
                          item.run, item.opened, written_lately(item.path), estimated=changed, messages=item.messages,
