@@ -262,7 +262,7 @@ class PickerScreen(Screen):
         """The line under the list: how many rows, whether counts are still coming, the keys."""
         total = len(self.entries)
         left = sum(e.estimated for e in self.scanned)
-        counting = "" if not left else f" · ~ read from the file's head: {counted(left, 'exact count')} " + (
+        counting = "" if not left else f" · ~ estimated from the file's head, {counted(left, 'exact count')} " + (
             "not taken (the counting process ended early; r counts again)" if self.ended else "coming")
         if self.filter:
             self.notice.update(Text(f"{total} of {len(self.scanned)} runs hold {one_line(self.filter)!r}{counting} "
