@@ -183,6 +183,7 @@ async def test_a_counting_process_that_ends_early_is_said_and_r_counts_again(tmp
         await settle(pilot)
         left = [e for e in picker.scanned if e.estimated]
         assert left and all(e.detail.startswith("~") for e in left)
+        assert "~472 messages" in screen_text(app) and "158 messages (run 0 of 2)" in screen_text(app)  # beside one counted
         assert f"{counted(len(left), 'exact count')} not taken (the counting process ended early" in screen_text(app)
         await pilot.press("r")
         await settle(pilot)
