@@ -88,8 +88,9 @@ def main() -> int:
         assert not any(e.estimated for e in entries)
     print(f"{args.sessions} sessions, {size / 1e6:.1f} MB, {args.repeat} tries, median of each:")
     print(f"  head (first screen, estimated):   {median_ms(head):8.1f} ms")
-    print(f"  exact (background process):       {median_ms(exact):8.1f} ms   {median_ms(exact) / median_ms(head):5.1f}x head")
-    print(f"  cached (first screen, next look): {median_ms(cached):8.1f} ms   {median_ms(cached) / median_ms(head):5.2f}x head")
+    base = median_ms(head)
+    print(f"  exact (background process):       {median_ms(exact):8.1f} ms   {median_ms(exact) / base:5.1f}x head")
+    print(f"  cached (first screen, next look): {median_ms(cached):8.1f} ms   {median_ms(cached) / base:5.2f}x head")
     return 0
 
 

@@ -183,7 +183,8 @@ async def test_a_counting_process_that_ends_early_is_said_and_r_counts_again(tmp
         await settle(pilot)
         left = [e for e in picker.scanned if e.estimated]
         assert left and all(e.detail.startswith("~") for e in left)
-        assert "~472 messages" in screen_text(app) and "158 messages (run 0 of 2)" in screen_text(app)  # beside one counted
+        text = screen_text(app)
+        assert "~472 messages" in text and "158 messages (run 0 of 2)" in text  # estimated beside counted
         assert f"{counted(len(left), 'exact count')} not taken (the counting process ended early" in screen_text(app)
         await pilot.press("r")
         await settle(pilot)
@@ -197,7 +198,8 @@ async def test_a_recent_run_written_since_it_was_opened_is_counted_again(tmp_pat
     app = app_for(None, tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        option_id = next(k for k, e in app.screen.entries.items() if e.section == "claude" and e.path == str(tool_heavy))
+        option_id = next(k for k, e in app.screen.entries.items()
+                         if e.section == "claude" and e.path == str(tool_heavy))
         await _open(pilot, option_id)
         opened = len(app.screen.view.run.messages)
         await pilot.press("escape")
