@@ -68,7 +68,7 @@ async def _reviewed(pilot) -> ReviewScreen:
 async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, tmp_path):
     api_env.responder = Script()
     app = branch_app(tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 50)) as pilot:
         dialog = await _reviewed(pilot)
         shown = screen_text(app)
         assert "samples 1 (s: sample K times, an experiment)" in shown
@@ -109,8 +109,9 @@ async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, 
         screen = app.screen
         done = await until_text(pilot, "all 6 samples done")
         assert "edited (the branch's edit)" in done and "control (the same request, unedited)" in done
-        assert "edited: 3/3 done · issue_refund 1/3 (95% interval 6% to 79%)" in done
-        assert "control: 3/3 done · issue_refund 3/3 (95% interval 44% to 100%)" in done
+        assert "issue_refund: edited 1/3 (95% 6% to 79%) · control 3/3 (95% 44% to 100%)" in done
+        assert "edited first action: final answer x2 · issue_refund" in done and "(3/3 done)" in done
+        assert done.count("· event yes") == 4 and done.count("· event no") == 2  # a row per sample
         assert "edited - control: -67 points" in done
         assert "the 95% interval is wide" in done  # K = 3 says so in words
         assert "original run: first action issue_refund" in done
@@ -184,3 +185,43 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
         await settle(pilot)
         assert not isinstance(app.screen, ExperimentScreen)
     _no_key_anywhere(tmp_path)
+
+
+async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp_path, monkeypatch):
+    """NO_COLOR at 80x24: the review's footer keeps ? Keys; on the experiment screen the cursor row is
+    marked ▶ (not only by colour), tab moves it to the control column, the footer shows Enter's key."""
+    from test_app_footer import footer
+    from test_app_palette import SVG_CHROME, _coloured
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    api_env.responder = Script()
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _reviewed(pilot)
+        await pilot.press("s")
+        await until_text(pilot, "samples 2 with a control")
+        await settle(pilot)
+        assert footer(app).endswith("? Keys") and "Send" in footer(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
+        await type_text(pilot, "y")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await until_text(pilot, "all 4 samples done")
+        await settle(pilot)
+        assert app.no_color and _coloured(app.export_screenshot()) <= SVG_CHROME
+        shown = footer(app)
+        assert "Side by side" in shown and "o Open in stepper" in shown and shown.endswith("? Keys")
+        left, right = app.screen.lists()
+        assert "▶ 1 ✓ end_turn" in screen_text(app)
+        assert str(left.get_option_at_index(0).prompt).startswith("▶")
+        await pilot.press("tab")
+        await settle(pilot)
+        assert app.screen.focused is right
+        assert str(right.get_option_at_index(0).prompt).startswith("▶")
+        assert not str(left.get_option_at_index(0).prompt).startswith("▶")
+        await pilot.press("down", "o")  # the second control sample, in the stepper, its new rows marked
+        await until(pilot, lambda: not isinstance(app.screen, ExperimentScreen), what="the stepper")
+        await settle(pilot)
+        assert app.screen.view.run.source.path == app.screen_stack[-2].tally["files"]["control"][1]
+        assert "+5 assistant" in screen_text(app)

@@ -234,7 +234,7 @@ TREE = [
     Binding("escape", "back", "Back", id="tree.back"),
 ]
 EXPERIMENT = [
-    Binding("enter", "compare", "Side by side", id="experiment.compare"),
+    Binding("enter", "compare", "Side by side", priority=True, id="experiment.compare"),  # over the list's own
     Binding("o", "open", "Open in stepper", id="experiment.open"),
     Binding("escape", "cancel", "Stop", id="experiment.cancel"),
     Binding("escape", "back", "Back", id="experiment.back"),

@@ -46,20 +46,20 @@ STATUS_MARK = {"end_turn": "✓", "stop_sequence": "✓", "running": "…", "mis
                "error": "✗", "cancelled": "■"}
 
 
-def sample_text(k: int, sample: Sample, event: str | None, cursor: bool) -> Text:
-    """One sample's row: number, why it stopped, steps, the named event; its first action below."""
+def sample_text(k: int, sample: Sample, digits: int, cursor: bool) -> Text:
+    """One sample's row: number, why it stopped, steps, the named event (yes/no); its first action below."""
     mark = STATUS_MARK.get(sample.status, "■")
     text = Text()
     text.append("▶ " if cursor else "  ", "bold")
-    text.append(f"{k + 1:>2} ", palette.DIM)
+    text.append(f"{k + 1:>{digits}} ", palette.DIM)
     text.append(f"{mark} {one_line(sample.status)}",
                 palette.ERROR if mark == "✗" else (palette.WARNING if mark == "■" else ""))
     if sample.status not in ("missing", "running"):
         text.append(f" · {sample.steps} step{'s' * (sample.steps != 1)}", palette.DIM)
-        if event is not None and sample.event is not None:
-            text.append(" · ", palette.DIM)
-            text.append(f"{one_line(event)}: {'yes' if sample.event else 'no'}", "bold" if sample.event else "")
-        text.append("\n     ")
+        if sample.event is not None:
+            text.append(" · event ", palette.DIM)
+            text.append("yes" if sample.event else "no", "bold" if sample.event else "")
+        text.append("\n" + " " * (digits + 3))
         text.append(one_line(sample.first))
     return text
 
@@ -179,7 +179,6 @@ class ExperimentScreen(Screen):
         self._rows()
 
     def _rows(self) -> None:
-        event = self.tally.get("event") if self.tally else None
         focused = self.focused
         for arm, options in zip(self.arms, self.lists()):
             if options.option_count != len(arm.samples):
@@ -188,7 +187,7 @@ class ExperimentScreen(Screen):
                 options.highlighted = 0 if arm.samples else None
             for k, sample in enumerate(arm.samples):
                 cursor = options is focused and options.highlighted == k
-                options.replace_option_prompt_at_index(k, sample_text(k, sample, event, cursor))
+                options.replace_option_prompt_at_index(k, sample_text(k, sample, len(str(len(arm.samples))), cursor))
         self.refresh_bindings()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -199,43 +198,47 @@ class ExperimentScreen(Screen):
         self._rows()
 
     def _summary_text(self) -> Text:
+        """The experiment in a line, its edit; the named event per arm and the difference; the honest notes;
+        then each arm's first actions and the original run's row."""
         exp, doc = self.experiment, self.experiment.doc
         text = Text()
         text.append(f"experiment at message {exp.at}", "bold")
         arms = f"{doc.get('samples')} samples" + (" + a control" if doc.get("control") else "")
-        text.append(f" of {one_line(os.path.basename(str(doc['parent'].get('path'))))} · {arms} · model "
+        text.append(f" of {one_line(os.path.basename(str(doc['parent'].get('path'))))} · {arms} · "
                     f"{one_line(str(doc.get('model')))}\n", palette.DIM)
         text.append("edit: ", palette.DIM)
         text.append(one_line(patches.describe(doc.get("patch"))) + "\n")
         tally = self.tally
         if tally is None:
-            return text.rstrip() or text
+            text.rstrip()
+            return text
         event = tally.get("event")
+        if event is not None:
+            text.append(f"{one_line(event)}: ", "bold")
+            counts = []
+            for name, arm in tally["arms"].items():
+                e = arm.get("event") or {}
+                low, high = e.get("interval95", (0.0, 1.0))
+                counts.append(f"{name} {e.get('count', 0)}/{e.get('of', 0)} (95% {percent(low)} to {percent(high)})")
+            text.append(" · ".join(counts) + "\n")
+            difference = tally.get("difference")
+            if difference is not None:
+                low, high = difference["interval95"]
+                text.append("edited - control: ", "bold")
+                text.append(f"{difference['edited_minus_control'] * 100:+.0f} points (95% interval "
+                            f"{low * 100:+.0f} to {high * 100:+.0f})\n")
+        for note in tally.get("notes", []):
+            text.append(f"note: {one_line(note)}\n", palette.NOTE)
         for name, arm in tally["arms"].items():
-            text.append(f"{name}: ", "bold")
-            text.append(f"{arm['completed']}/{arm['samples']} done", palette.DIM)
-            if event is not None and "event" in arm:
-                e = arm["event"]
-                low, high = e["interval95"]
-                text.append(" · ", palette.DIM)
-                text.append(f"{one_line(event)} {e['count']}/{e['of']}", "bold")
-                text.append(f" (95% interval {percent(low)} to {percent(high)})", palette.DIM)
             first = " · ".join(f"{one_line(v)} x{n}" for v, n in arm["first_action"]) or "-"
-            text.append(f" · first action: {first}\n")
-        difference = tally.get("difference")
-        if difference is not None:
-            low, high = difference["interval95"]
-            text.append("edited - control: ", "bold")
-            text.append(f"{difference['edited_minus_control'] * 100:+.0f} points (95% interval {low * 100:+.0f} "
-                        f"to {high * 100:+.0f})\n")
+            text.append(f"{name} first action: ", "bold")
+            text.append(f"{first} ({arm['completed']}/{arm['samples']} done)\n")
         original = tally.get("original")
         if original is not None:
             text.append("original run: ", "bold")
             text.append(f"first action {one_line(original['first_action'])} · {one_line(original['stop_reason'])} · "
                         f"{original['steps']} steps"
                         + (f" · {one_line(event)}: {'yes' if original['event'] else 'no'}" if event else "") + "\n")
-        for note in tally.get("notes", []):
-            text.append(f"note: {one_line(note)}\n", palette.NOTE)
         text.rstrip()
         return text
 
