@@ -108,6 +108,7 @@ async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, 
         await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
         screen = app.screen
         done = await until_text(pilot, "all 6 samples done")
+        assert DUMMY_KEY not in done
         assert "edited (the branch's edit)" in done and "control (the same request, unedited)" in done
         assert "issue_refund: edited 1/3 (95% 6% to 79%) · control 3/3 (95% 44% to 100%)" in done
         assert "edited first action: final answer x2 · issue_refund" in done and "(3/3 done)" in done
