@@ -177,15 +177,47 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
         await pilot.press("escape")
         stopped = await until_text(pilot, "stopped: 0 of 4 samples done")
         assert "turnscope branch --resume" in stopped
-        api_env.release.set()
         files = screen.tally["files"]
         for arm in files.values():  # every sample's file is kept (messages 0..4, as created)
             for path in arm:
-                assert len(open_run(path).messages) >= 5
+                assert len(open_run(path).messages) == 5
+        api_env.responder = Script()
+        api_env.release.set()
+        await pilot.press("r")  # continue the unfinished samples
+        await until_text(pilot, "all 4 samples done")
+        for arm, paths in files.items():
+            for path in paths:
+                assert len(open_run(path).messages) > 5, (arm, path)
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, ExperimentScreen)
     _no_key_anywhere(tmp_path)
+
+
+async def test_a_sample_the_api_refused_shows_the_api_words_and_can_be_continued(api_env, tmp_path):
+    from fake_messages_api_stream import Error
+
+    api_env.responder = lambda body: Error(400, "invalid_request_error", "messages.4: the policy is malformed")
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _reviewed(pilot)
+        await pilot.press("s", "c")  # two samples, no control
+        await until_text(pilot, "samples 2 without a control")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
+        await until_text(pilot, "Send 2 branches (2 edited)?")
+        await type_text(pilot, "y")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        shown = await until_text(pilot, "ended: 0 of 2 samples done")
+        assert shown.count("✗ api_error") == 2
+        assert "the API answered 400 invalid_request_error: messages.4: the policy is" in shown
+        assert "r Continue" in shown
+        assert len(api_env.requests) == 2  # a 400 is not retried
+        api_env.responder = Script()
+        await pilot.press("r")
+        await until_text(pilot, "all 2 samples done")
+        assert "api_error" not in screen_text(app)
 
 
 async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp_path, monkeypatch):
@@ -212,7 +244,7 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
         await settle(pilot)
         assert app.no_color and _coloured(app.export_screenshot()) <= SVG_CHROME
         shown = footer(app)
-        assert "Side by side" in shown and "o Open in stepper" in shown and shown.endswith("? Keys")
+        assert "Side by side" in shown and "o Stepper" in shown and shown.endswith("? Keys")
         left, right = app.screen.lists()
         assert "▶ 1 ✓ end_turn" in screen_text(app)
         assert str(left.get_option_at_index(0).prompt).startswith("▶")

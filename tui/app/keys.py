@@ -235,7 +235,8 @@ TREE = [
 ]
 EXPERIMENT = [
     Binding("enter", "compare", "Side by side", priority=True, id="experiment.compare"),  # over the list's own
-    Binding("o", "open", "Open in stepper", id="experiment.open"),
+    Binding("o", "open", "Stepper", id="experiment.open"),
+    Binding("r", "resume", "Continue", id="experiment.resume"),
     Binding("escape", "cancel", "Stop", id="experiment.cancel"),
     Binding("escape", "back", "Back", id="experiment.back"),
 ]

@@ -9,7 +9,9 @@ difference between the arms, the honest notes) and posts them up. Columns: edite
 control, control; each row is one sample: why it stopped, its steps, the named event, its
 first action. Enter opens the highlighted sample beside the original run (the side-by-side
 screen); ``o`` opens it in the stepper. Escape stops the experiment while it runs (every turn
-a sample saved is kept; ``turnscope branch --resume FILE`` continues it), then goes back.
+a sample saved is kept), then goes back; ``r`` continues the samples that did not finish (as
+``turnscope branch --resume FILE`` does: a finished sample is never sent again). A sample that
+failed (after the runner's retries of a 429/529 or a network failure) shows the API's words.
 Tool calls are answered as headless: the resolver chosen in the review, ``recorded`` stopping a
 sample at a call the run never made (K samples have no one to ask).
 """
@@ -33,6 +35,7 @@ from tui.app import keys
 from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
 from tui.core.branch import experiment as experiments, patch as patches, store
+from tui.core.branch.experiment import SampleDone
 from tui.core.branch.resolvers import make_resolver
 from tui.core.branch.tally import Arm, Sample, percent
 from tui.core.errors import LoadError
@@ -46,7 +49,7 @@ STATUS_MARK = {"end_turn": "✓", "stop_sequence": "✓", "running": "…", "mis
                "error": "✗", "cancelled": "■"}
 
 
-def sample_text(k: int, sample: Sample, digits: int, cursor: bool) -> Text:
+def sample_text(k: int, sample: Sample, digits: int, cursor: bool, failure: str | None = None) -> Text:
     """One sample's row: number, why it stopped, steps, the named event (yes/no); its first action below."""
     mark = STATUS_MARK.get(sample.status, "■")
     text = Text()
@@ -61,6 +64,9 @@ def sample_text(k: int, sample: Sample, digits: int, cursor: bool) -> Text:
             text.append("yes" if sample.event else "no", "bold" if sample.event else "")
         text.append("\n" + " " * (digits + 3))
         text.append(one_line(sample.first))
+    if failure:
+        text.append("\n" + " " * (digits + 3))
+        text.append(one_line(failure), palette.ERROR)
     return text
 
 
@@ -71,7 +77,8 @@ class ExperimentScreen(Screen):
             "each sample its own branch file. The summary says how often the named event happened per arm, "
             "with its 95% interval (wide with few samples), and the difference between the arms. Tab moves "
             "between the columns; Enter shows the highlighted sample beside the original run; o opens it in "
-            "the stepper; Escape stops the experiment (every saved turn is kept), then goes back.")
+            "the stepper; Escape stops the experiment (every saved turn is kept), then goes back; r continues "
+            "the samples that did not finish.")
     BINDINGS = keys.EXPERIMENT
 
     summary = getters.query_one("#experiment-summary", Static)
@@ -80,9 +87,10 @@ class ExperimentScreen(Screen):
     class Progress(Message):
         """The samples' outcomes and the summary, read in the worker after a sample ended."""
 
-        def __init__(self, arms: list[Arm], original: Sample | None, tally: dict[str, Any]) -> None:
+        def __init__(self, arms: list[Arm], original: Sample | None, tally: dict[str, Any],
+                     done: SampleDone | None = None) -> None:
             super().__init__()
-            self.arms, self.original, self.tally = arms, original, tally
+            self.arms, self.original, self.tally, self.done = arms, original, tally, done
 
     class Ended(Message):
         """The runner returned: every sample ended, it was stopped (``cancelled``), or it failed (``error``)."""
@@ -109,6 +117,8 @@ class ExperimentScreen(Screen):
         self._runner_loop: asyncio.AbstractEventLoop | None = None
         self._runner_task: asyncio.Task | None = None
         self._stop = False
+        #: (arm, sample) -> the API's words for a sample that ended on an error (this session's runs)
+        self.failures: dict[tuple[str, int], str] = {}
 
     # -- layout --------------------------------------------------------------------------
 
@@ -138,9 +148,9 @@ class ExperimentScreen(Screen):
         exp = self.experiment
         spec = str(exp.doc.get("resolver") or "recorded")
 
-        def progress(_: Any = None) -> None:  # in the runner's thread: the files are read here
+        def progress(done: SampleDone | None = None) -> None:  # in the runner's thread: the files are read here
             arms, original, _event = exp.outcomes()
-            self.post_message(self.Progress(arms, original, exp.tally()))
+            self.post_message(self.Progress(arms, original, exp.tally(), done))
 
         async def main() -> None:
             self._runner_loop, self._runner_task = asyncio.get_running_loop(), asyncio.current_task()
@@ -164,6 +174,14 @@ class ExperimentScreen(Screen):
 
     def on_experiment_screen_progress(self, message: Progress) -> None:
         self.arms, self.original, self.tally = message.arms, message.original, message.tally
+        done = message.done
+        if done is not None and not done.skipped:
+            key = (done.arm, done.k)
+            if done.finished.error is not None:
+                self.failures[key] = (f"{done.finished.error.line()} (after {done.attempts} attempt"
+                                      f"{'s' * (done.attempts != 1)})")
+            else:
+                self.failures.pop(key, None)
         self._show()
 
     def on_experiment_screen_ended(self, message: Ended) -> None:
@@ -187,7 +205,8 @@ class ExperimentScreen(Screen):
                 options.highlighted = 0 if arm.samples else None
             for k, sample in enumerate(arm.samples):
                 cursor = options is focused and options.highlighted == k
-                options.replace_option_prompt_at_index(k, sample_text(k, sample, len(str(len(arm.samples))), cursor))
+                options.replace_option_prompt_at_index(k, sample_text(k, sample, len(str(len(arm.samples))), cursor,
+                                                                      self.failures.get((arm.name, k))))
         self.refresh_bindings()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -257,7 +276,7 @@ class ExperimentScreen(Screen):
         if done < total:
             why = "stopped" if ended is not None and ended.cancelled else "ended"
             return Text.assemble((f"■ {why}: {done} of {total} samples done", palette.WARNING),
-                                 f" · continue with {one_line(resume)} · ", ("escape: back", palette.DIM))
+                                 f" · r continues (or {one_line(resume)}) · ", ("escape: back", palette.DIM))
         return Text.assemble((f"✓ all {total} samples done", "bold"), " · saved: ",
                              one_line(str(self.experiment.path)),
                              (" · enter: beside the original · o: stepper · escape: back", palette.DIM))
@@ -269,6 +288,8 @@ class ExperimentScreen(Screen):
             return self.running
         if action == "back":
             return not self.running
+        if action == "resume":
+            return not self.running and any(len(arm.done) < len(arm.samples) for arm in self.arms)
         if action in ("compare", "open"):
             chosen = self._chosen()
             return chosen is not None and chosen.status not in ("running", "missing")
@@ -328,6 +349,16 @@ class ExperimentScreen(Screen):
                 loop.call_soon_threadsafe(task.cancel)
             except RuntimeError:  # the loop closed in between: the runner has returned
                 pass
+
+    def action_resume(self) -> None:
+        """Continue the samples that did not finish, from their last saved turns."""
+        if self.running:
+            return
+        self.running, self.ended, self._stop = True, None, False
+        self._runner_loop = self._runner_task = None
+        self.refresh_bindings()
+        self.status.update(Text("continuing the unfinished samples …", palette.NOTE))
+        self._drive()
 
     def action_back(self) -> None:
         self.dismiss()

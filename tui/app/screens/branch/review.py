@@ -309,6 +309,9 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
         if self.samples == 1:
             self.dismiss(choice)
             return
+        if self.estimate is None and self.estimate_error is None and self.estimate_of is not None:
+            self._problem("still estimating the cost of the samples: Enter again in a moment")
+            return
         self._confirm(choice)
 
     def _confirm(self, choice: ReviewChoice) -> None:
