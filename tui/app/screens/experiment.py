@@ -117,6 +117,7 @@ class ExperimentScreen(Screen):
         self._runner_loop: asyncio.AbstractEventLoop | None = None
         self._runner_task: asyncio.Task | None = None
         self._stop = False
+        self._cursor: dict[str, int] = {}  # the column's id -> the row drawn with the ▶ mark
         #: (arm, sample) -> the API's words for a sample that ended on an error (this session's runs)
         self.failures: dict[tuple[str, int], str] = {}
 
@@ -197,24 +198,41 @@ class ExperimentScreen(Screen):
         self._rows()
 
     def _rows(self) -> None:
-        focused = self.focused
+        """Every sample's row (after a sample ended); the cursor mark goes with them."""
+        self._cursor = {}
         for arm, options in zip(self.arms, self.lists()):
             if options.option_count != len(arm.samples):
                 options.clear_options()
                 options.add_options([Text("") for _ in arm.samples])
                 options.highlighted = 0 if arm.samples else None
-            for k, sample in enumerate(arm.samples):
-                cursor = options is focused and options.highlighted == k
-                options.replace_option_prompt_at_index(k, sample_text(k, sample, len(str(len(arm.samples))), cursor,
-                                                                      self.failures.get((arm.name, k))))
+            for k in range(len(arm.samples)):
+                self._row(arm, options, k)
+        self.refresh_bindings()
+
+    def _row(self, arm: Arm, options: OptionList, k: int) -> None:
+        cursor = options is self.focused and options.highlighted == k
+        if cursor:
+            self._cursor[options.id or ""] = k
+        options.replace_option_prompt_at_index(k, sample_text(k, arm.samples[k], len(str(len(arm.samples))), cursor,
+                                                              self.failures.get((arm.name, k))))
+
+    def _move_cursor(self) -> None:
+        """The ▶ mark follows the highlighted row of the focused column: only the rows it leaves and enters
+        are drawn again (an arm of 100 samples stays quick to move through)."""
+        for arm, options in zip(self.arms, self.lists()):
+            marked = self._cursor.pop(options.id or "", None)
+            if marked is not None and marked < len(arm.samples):
+                self._row(arm, options, marked)
+            if options is self.focused and options.highlighted is not None and options.highlighted < len(arm.samples):
+                self._row(arm, options, options.highlighted)
         self.refresh_bindings()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        self._rows()
+        self._move_cursor()
 
     def on_descendant_focus(self) -> None:
-        self._rows()
+        self._move_cursor()
 
     def _summary_text(self) -> Text:
         """The experiment in a line, its edit; the named event per arm and the difference; the honest notes;
