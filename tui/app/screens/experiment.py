@@ -150,8 +150,8 @@ class ExperimentScreen(Screen):
         spec = str(exp.doc.get("resolver") or "recorded")
 
         def progress(done: SampleDone | None = None) -> None:  # in the runner's thread: the files are read here
-            arms, original, _event = exp.outcomes()
-            self.post_message(self.Progress(arms, original, exp.tally(), done))
+            arms, original, event = exp.outcomes()
+            self.post_message(self.Progress(arms, original, exp.summarise(arms, original, event), done))
 
         async def main() -> None:
             self._runner_loop, self._runner_task = asyncio.get_running_loop(), asyncio.current_task()

@@ -149,7 +149,10 @@ class Experiment:
 
     def tally(self, event: Event | None = None) -> dict[str, Any]:
         """The summary of every sample saved so far (``tally.summary``), plus the original run's row."""
-        arms, original, event = self.outcomes(event)
+        return self.summarise(*self.outcomes(event))
+
+    def summarise(self, arms: list[Arm], original: Sample | None, event: Event | None) -> dict[str, Any]:
+        """``tally`` of outcomes already read (``outcomes``): the app reads them once for its rows and this."""
         temperature = self.parent.params.get("temperature") if self.parent is not None and self.parent.params else None
         doc = summary(arms, original, event, temperature)
         doc.update({"experiment": str(self.path), "at": self.at, "model": self.doc.get("model"),
