@@ -235,7 +235,10 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
         await pilot.press("s")
         await until_text(pilot, "samples 2 with a control")
         await settle(pilot)
-        assert footer(app).endswith("? Keys") and "Send" in footer(app)
+        keys_row = next(line for line in screen_text(app).split("\n") if "⏎ Send" in line)
+        assert "s More samples" in keys_row and "esc Back to editing" in keys_row  # the dialog's footer, whole
+        shown = screen_text(app)  # the summary scrolls with the patch: the cost line is not cut at 24 rows
+        assert "input tokens for the first calls" in shown and "saved under" in shown
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
         await type_text(pilot, "y")

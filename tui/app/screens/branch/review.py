@@ -130,12 +130,17 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="review"):
-            yield Static(id="review-summary")
-            yield Input(placeholder="MODULE:FUNCTION or path/to/file.py:FUNCTION", id="review-python")
-            yield Static(id="review-problem")
-            with VerticalScroll(id="review-patch"):
+            with VerticalScroll(id="review-patch"):  # one scroll: at 80x24 nothing of the summary is cut
+                yield Static(id="review-summary")
+                yield Input(placeholder="MODULE:FUNCTION or path/to/file.py:FUNCTION", id="review-python")
+                yield Static(id="review-problem")
                 yield Static(self._patch_text(), id="review-patch-text")
             yield Footer()
+
+    def footer_width(self) -> int:
+        """The footer sits inside the dialog's box, narrower than the screen."""
+        box = self.query_one("#review")
+        return box.content_region.width if box.content_region.width else self.size.width
 
     def on_mount(self) -> None:
         self._describe()
@@ -273,6 +278,7 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
     def _problem(self, words: str) -> None:
         self.problem.update(Text.assemble(("✗ ", palette.ERROR), one_line(words)))
         self.problem.display = True
+        self.call_after_refresh(self.problem.scroll_visible)
 
     def action_resolver(self) -> None:
         names = list(RESOLVERS)
