@@ -197,7 +197,8 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
 async def test_a_sample_the_api_refused_shows_the_api_words_and_can_be_continued(api_env, tmp_path):
     from fake_messages_api_stream import Error
 
-    api_env.responder = lambda body: Error(400, "invalid_request_error", "messages.4: the policy is malformed")
+    api_env.responder = lambda body: Error(400, "invalid_request_error",
+                                           f"messages.4: the policy is malformed (key {DUMMY_KEY})")
     app = branch_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await _reviewed(pilot)
@@ -212,6 +213,7 @@ async def test_a_sample_the_api_refused_shows_the_api_words_and_can_be_continued
         shown = await until_text(pilot, "ended: 0 of 2 samples done")
         assert shown.count("✗ api_error") == 2
         assert "the API answered 400 invalid_request_error: messages.4: the policy is" in shown
+        assert DUMMY_KEY not in shown and "[ANTHROPIC_API_KEY]" in shown  # an echoed key is never shown
         await settle(pilot)  # the footer is drawn a frame after the bindings change
         assert "r Continue" in screen_text(app)
         assert len(api_env.requests) == 2  # a 400 is not retried
@@ -219,6 +221,7 @@ async def test_a_sample_the_api_refused_shows_the_api_words_and_can_be_continued
         await pilot.press("r")
         await until_text(pilot, "all 2 samples done")
         assert "api_error" not in screen_text(app)
+    _no_key_anywhere(tmp_path)
 
 
 async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp_path, monkeypatch):

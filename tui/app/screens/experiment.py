@@ -34,7 +34,7 @@ from textual.widgets import Footer, OptionList, Static
 from tui.app import keys
 from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
-from tui.core.branch import experiment as experiments, patch as patches, store
+from tui.core.branch import api, experiment as experiments, patch as patches, store
 from tui.core.branch.experiment import SampleDone
 from tui.core.branch.resolvers import make_resolver
 from tui.core.branch.tally import Arm, Sample, percent
@@ -168,7 +168,7 @@ class ExperimentScreen(Screen):
             progress()
             self.post_message(self.Ended(cancelled=True))
         except Exception as exc:  # noqa: BLE001 - said on the screen; every saved turn is kept
-            self.post_message(self.Ended(error=f"{type(exc).__name__}: {exc}"))
+            self.post_message(self.Ended(error=api.redact(f"{type(exc).__name__}: {exc}")))
         else:
             progress()
             self.post_message(self.Ended())
