@@ -177,6 +177,7 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
         await pilot.press("escape")
         stopped = await until_text(pilot, "stopped: 0 of 4 samples done")
         assert "turnscope branch --resume" in stopped
+        assert stopped.count("■ cancelled") + stopped.count("… not done yet") == 4  # no sample claims an end
         files = screen.tally["files"]
         for arm in files.values():  # every sample's file is kept (messages 0..4, as created)
             for path in arm:

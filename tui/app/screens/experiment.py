@@ -55,7 +55,8 @@ def sample_text(k: int, sample: Sample, digits: int, cursor: bool, failure: str 
     text = Text()
     text.append("▶ " if cursor else "  ", "bold")
     text.append(f"{k + 1:>{digits}} ", palette.DIM)
-    text.append(f"{mark} {one_line(sample.status)}",
+    label = {"running": "not done yet", "missing": "not started"}.get(sample.status, sample.status)
+    text.append(f"{mark} {one_line(label)}",
                 palette.ERROR if mark == "✗" else (palette.WARNING if mark == "■" else ""))
     if sample.status not in ("missing", "running"):
         text.append(f" · {sample.steps} step{'s' * (sample.steps != 1)}", palette.DIM)
