@@ -12,7 +12,8 @@ import re
 
 import pytest
 from app_helpers import REFUND, screen_text, settle
-from branch_app_helpers import api_env, branch_app, open_editor, policy_error, review, type_text, until, until_text  # noqa: F401
+from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, review, type_text,  # noqa: F401
+                                until, until_text)
 from fake_messages_api_stream import DUMMY_KEY, Turn, stream_api, text, tool_use  # noqa: F401
 
 from tui.app.screens.branch.review import ReviewScreen

@@ -53,7 +53,8 @@ class MessageList(CursorRows):
     HELP = ("The message list: index, role, producer (caller, model call k, loop), the blocks of each "
             "message (a tool call as the tool and its telling argument, a result as the tool it answers), its "
             "stop_reason, and ✗ (error) or △ (warning) where the grammar check found something, ◦ a "
-            "provenance note. In a branch file, * marks the edited message N and + each message the branch added. Once counted, each row a model call produced shows the input tokens of its request "
+            "provenance note. In a branch file, * marks the edited message N and + each message the branch "
+            "added. Once counted, each row a model call produced shows the input tokens of its request "
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
             "recorded). L adds each model call's time as recorded (~ where derived from a transcript's line times). The last "
             "row is the next request. Down/Up (j/k) step one message; Enter moves into the view beside the list.")

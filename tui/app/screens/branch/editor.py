@@ -13,7 +13,8 @@ where they apply (``check_action``) and not while the JSON editor has the keys. 
 for the API key first (nothing is saved without one), shows ``ReviewScreen`` (step limit and
 resolver), then hashes the parent and saves the branch file in a worker (``runner.start``)
 and opens ``BranchRunScreen``; with K > 1 samples chosen in the review it saves the experiment
-(``tui.core.branch.experiment.create``) and opens ``ExperimentScreen``. The edits themselves are in ``tui.core.branch.edit``.
+(``tui.core.branch.experiment.create``) and opens ``ExperimentScreen``. The edits themselves are in
+``tui.core.branch.edit``.
 """
 
 from __future__ import annotations

@@ -195,7 +195,8 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
             text.append("an experiment: ", palette.DIM)
             text.append(f"{self.samples} samples of the edited request"
                         + (f" and {self.samples} of the unedited one" if self.control else "")
-                        + f", at most {DEFAULT_CONCURRENCY} at a time; the API takes no seed: each sample is an independent draw\n")
+                        + f", at most {DEFAULT_CONCURRENCY} at a time; the API takes no seed: each sample is an "
+                        "independent draw\n")
             text.append("cost: ", palette.DIM)
             text.append(self.cost()[1] + "\n")
             if self.temperature == 0:
