@@ -58,6 +58,19 @@ def _no_key_anywhere(root):
             assert DUMMY_KEY.encode() not in path.read_bytes(), path
 
 
+async def _send_confirmed(pilot, asking: str = "") -> ExperimentScreen:
+    """Enter in the review, then y to the cost confirmation (holding ``asking``): the experiment screen."""
+    app = pilot.app
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
+    if asking:
+        await until_text(pilot, asking)
+    await type_text(pilot, "y")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+    return app.screen
+
+
 async def _reviewed(pilot) -> ReviewScreen:
     await open_editor(pilot)
     await policy_error(pilot)
@@ -101,12 +114,7 @@ async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, 
         await pilot.press("escape")  # not confirmed: nothing is sent, the dialog stays
         await until_text(pilot, "not sent: the experiment was not confirmed")
         assert app.screen is dialog and api_env.requests == []
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot)
         screen = app.screen
         done = await until_text(pilot, "all 6 samples done")
         assert DUMMY_KEY not in done
@@ -167,11 +175,7 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
         await _reviewed(pilot)
         await pilot.press("s")
         await until_text(pilot, "samples 2 with a control")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot)
         screen = app.screen
         await until(pilot, lambda: api_env.stalled.is_set(), what="a sample in flight")
         assert "0 of 4 samples done" in screen_text(app)
@@ -206,12 +210,7 @@ async def test_a_sample_the_api_refused_shows_the_api_words_and_can_be_continued
         await _reviewed(pilot)
         await pilot.press("s", "c")  # two samples, no control
         await until_text(pilot, "samples 2 without a control")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await until_text(pilot, "Send 2 branches (2 edited)?")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot, asking="Send 2 branches (2 edited)?")
         shown = await until_text(pilot, "ended: 0 of 2 samples done")
         assert shown.count("✗ api_error") == 2
         assert "the API answered 400 invalid_request_error: messages.4: the policy is" in shown
@@ -244,11 +243,7 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
         assert "s More samples" in keys_row and "esc Back to editing" in keys_row  # the dialog's footer, whole
         shown = screen_text(app)  # the summary scrolls with the patch: the cost line is not cut at 24 rows
         assert "input tokens for the first calls" in shown and "saved under" in shown
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot)
         await until_text(pilot, "all 4 samples done")
         await settle(pilot)
         assert app.no_color and _coloured(app.export_screenshot()) <= SVG_CHROME
