@@ -186,7 +186,9 @@ class _Rollout:
                     (seen_user if role == "user" else seen_agent).update(texts)
                     if pending:
                         pending[:] = [p for p in pending if not (p[0] == role and p[1].strip() in texts)]
-                output = is_output(payload)
+                    output = role == "assistant"
+                else:
+                    output = is_output(payload)
                 if pending and (output or pending[0][0] == "assistant"):
                     flush(builder)
                 if output:

@@ -101,6 +101,7 @@ def load(doc: Document) -> list[Run]:
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
     for sample in samples:
         main, more = _sample_runs(doc.path, sample, header, status)
+        sample = None  # dropped before the next one is parsed, which then reuses its memory
         if main is not None:
             samples_runs.append(main)
         sides += more
@@ -161,6 +162,7 @@ def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any
             value = _member(doc, archive, name)
             if isinstance(value, dict):
                 yield value
+            value = None  # (not held while the next is parsed: a sample is tens of megabytes in a big log)
 
     return header, samples(), notes
 
