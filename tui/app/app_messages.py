@@ -30,23 +30,26 @@ class IndexMessage(Message):
 
 
 class RunChosen(Message):
-    """The user picked a file (and, in a multi-run file, a run) to open."""
+    """The user picked a file (and, in a multi-run file, a run) to open; ``default``: the file's default run
+    (run 0, the one the picker's row describes), with the file's run list beneath it when it holds several."""
 
-    def __init__(self, path: str, run: int | None = None, follow: bool = False) -> None:
+    def __init__(self, path: str, run: int | None = None, follow: bool = False, default: bool = False) -> None:
         super().__init__()
         self.path = path
         self.run = run
         self.follow = follow  # a live file: open it following
+        self.default = default
 
 
 class RunsLoaded(Message):
     """A worker finished loading ``path``: one run or several to choose from."""
 
-    def __init__(self, path: str, runs: list[Run], run: int | None) -> None:
+    def __init__(self, path: str, runs: list[Run], run: int | None, default: bool = False) -> None:
         super().__init__()
         self.path = path
         self.runs = runs
         self.run = run
+        self.default = default  # as ``RunChosen.default``
 
 
 class LoadFailed(Message):
