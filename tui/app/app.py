@@ -183,6 +183,12 @@ class TurnscopeApp(App):
 
         self.push_screen(BranchRunScreen(event.branch, event.max_steps, event.built))
 
+    @on(events.OpenExperiment)
+    def open_experiment(self, event: events.OpenExperiment) -> None:
+        from tui.app.screens.experiment import ExperimentScreen
+
+        self.push_screen(ExperimentScreen(event.experiment))
+
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:
         self.load(event.path, event.run, event.follow, event.default)

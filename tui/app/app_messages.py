@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from tui.core.branch.experiment import Experiment
 from tui.core.branch.resolvers import Resolver
 from tui.core.branch.runner import Branch
 from tui.core.grammar import Finding
@@ -192,3 +193,11 @@ class OpenBranchRun(Message):
         self.branch = branch
         self.max_steps = max_steps
         self.built = built
+
+
+class OpenExperiment(Message):
+    """Run (or show) ``experiment``: K samples of an edit against a control, one column per arm."""
+
+    def __init__(self, experiment: Experiment) -> None:
+        super().__init__()
+        self.experiment = experiment
