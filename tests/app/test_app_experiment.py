@@ -27,6 +27,12 @@ pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:Depre
 REFUND_CALL = {"order_id": "4471", "amount_cents": 8900}
 
 
+@pytest.fixture(autouse=True)
+def always_confirm(monkeypatch):
+    """Every experiment here is confirmed before it is sent (threshold 0), unless a test sets another."""
+    monkeypatch.setenv("TURNSCOPE_CONFIRM_TOKENS", "0")
+
+
 def _edited(body) -> bool:
     return body["messages"][4]["content"][0].get("is_error") is True
 
@@ -79,7 +85,7 @@ async def _reviewed(pilot) -> ReviewScreen:
     return pilot.app.screen
 
 
-async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, tmp_path):
+async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, tmp_path, monkeypatch):
     api_env.responder = Script()
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 50)) as pilot:
@@ -97,6 +103,7 @@ async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, 
         assert (f"about {estimate['input_tokens']:,} input tokens for the first calls = {per['edited']:,} x 3 "
                 f"(edited) + {per['control']:,} x 3 (control)") in re.sub(r"\s+", " ", shown)
         assert "temperature 0" not in shown  # the refund run sets none: the API's default samples
+        monkeypatch.setenv("TURNSCOPE_CONFIRM_TOKENS", str(estimate["input_tokens"] - 1))  # just above: asked
         await pilot.press("c")  # without the control: K x 1 arm
         shown = await until_text(pilot, "samples 3 without a control")
         assert f"= {per['edited']:,} x 3 (edited);" in re.sub(r"\s+", " ", shown)
@@ -166,6 +173,24 @@ async def test_temperature_0_is_said_before_sending_and_manual_is_refused_for_k_
         await pilot.press("enter")
         await until_text(pilot, "r chooses recorded, stop or python for K samples")
         assert isinstance(app.screen, ReviewScreen) and api_env.requests == []
+
+
+async def test_an_experiment_at_or_under_the_threshold_is_sent_without_asking(api_env, tmp_path, monkeypatch):
+    api_env.responder = Script()
+    parent = open_run(str(REFUND))
+    edit = patches.tool_error(patches.base_document(parent, 4), "toolu_01Ef", "policy service unavailable (503)")
+    cost = experiments.request_estimate(parent, 4, edit, [], 2, False)["input_tokens"]
+    monkeypatch.setenv("TURNSCOPE_CONFIRM_TOKENS", str(cost))  # the cost is exactly the threshold: not above
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await _reviewed(pilot)
+        await pilot.press("s", "c")  # K = 2, the control off
+        shown = await until_text(pilot, f"about {cost:,} input tokens for the first calls")
+        assert "samples 2 without a control" in shown  # the cost is still on the dialog
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await until_text(pilot, "all 2 samples done")
+        assert len(api_env.requests) >= 2  # sent, with no confirmation asked on the way
 
 
 async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env, tmp_path):
