@@ -19,19 +19,16 @@ from __future__ import annotations
 
 import os
 import pickle
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from tui.core import jsonio
+from tui.core import jsonio, spawn
 from tui.core.errors import LoadError
 
 CACHE_FILE = "picker_counts.json"
 #: Files kept in the cache at most (the newest counted first).
 CACHE_LIMIT = 1000
-#: The counting process's niceness over the app's: the UI process runs first on a busy machine.
-NICE = 10
 
 
 @dataclass(frozen=True)
@@ -84,13 +81,7 @@ def _checked(counted: Counted, before: tuple[int, int]) -> Counted:
 def _work(conn: Any, paths: list[str], options: dict[str, str | None]) -> None:
     """The counting process: count each file, send each result as it is done."""
     try:
-        quiet = os.open(os.devnull, os.O_WRONLY)  # the app's terminal is not ours to write on
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
-        try:
-            os.nice(NICE)
-        except OSError:  # pragma: no cover - not allowed here: run at the app's priority
-            pass
+        spawn.settle_child()
         for path in paths:
             try:
                 counted = count_file(path, **options)
@@ -116,21 +107,7 @@ class Counter:
         self._stopped = False
 
     def start(self) -> None:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")
-        receive, send = context.Pipe(duplex=False)
-        self.process = context.Process(target=_work, args=(send, self.paths, self.options), name="turnscope-counts",
-                                       daemon=True)
-        stderr = sys.stderr  # a TUI captures it (no file descriptor): multiprocessing's helpers need a real one
-        try:
-            if sys.__stderr__ is not None:
-                sys.stderr = sys.__stderr__
-            self.process.start()
-        finally:
-            sys.stderr = stderr
-        send.close()  # the child holds its end: EOF here once it exits
-        self._conn = receive
+        self.process, self._conn = spawn.start(_work, (self.paths, self.options), "turnscope-counts")
 
     def results(self) -> Iterator[Counted]:
         conn = self._conn

@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 import os
 import pickle
-import sys
 import threading
 import time
 import weakref
 from typing import Any, Callable, Iterator
 
-from tui.core import jsonio
+from tui.core import jsonio, spawn
 from tui.core.run import Run
 from tui.core.tokens import CallTokens, MessageTokens, TokenReport
 
@@ -40,8 +38,6 @@ PIECE = 500
 #: Seconds the reading thread sleeps between pieces, so the UI thread gets the interpreter.
 PAUSE = 0.001
 JOBS = ("findings", "tokens", "traces")
-#: The worker's niceness over the app's: on a machine short of CPU the UI process runs first.
-NICE = 10
 
 Deliver = Callable[[str, Any], None]
 _LIVE: weakref.WeakSet[Background] = weakref.WeakSet()
@@ -117,13 +113,7 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
 def _work(conn: Any, load: Callable[[], Run], jobs: tuple[str, ...], expect: tuple) -> None:
     """The worker process: load, check it is the app's run, analyse, send."""
     try:
-        quiet = os.open(os.devnull, os.O_WRONLY)  # the app's terminal is not ours to write on
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
-        try:
-            os.nice(NICE)  # a busy machine gives its CPU to the app's keys first
-        except OSError:  # pragma: no cover - not allowed here: run at the app's priority
-            pass
+        spawn.settle_child()
         gc.disable()  # a short-lived process of acyclic objects: the collector would only walk them
         try:
             run = load()
@@ -186,19 +176,7 @@ class Worker:
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        receive, send = context.Pipe(duplex=False)
-        self.process = context.Process(target=_work, args=(send, self._load, self.jobs, self._expect),
-                                       name="turnscope-analyses", daemon=True)
-        stderr = sys.stderr  # a TUI captures it (no file descriptor): multiprocessing's helpers need a real one
-        try:
-            if sys.__stderr__ is not None:
-                sys.stderr = sys.__stderr__
-            self.process.start()
-        finally:
-            sys.stderr = stderr
-        send.close()  # the child holds its end: EOF here once it exits
-        self._conn = receive
+        self.process, self._conn = spawn.start(_work, (self._load, self.jobs, self._expect), "turnscope-analyses")
         self._reader = threading.Thread(target=self._read, name="turnscope-analyses-reader", daemon=True)
         self._reader.start()
 

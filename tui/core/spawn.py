@@ -1,0 +1,50 @@
+"""A worker process started from inside the app: spawned, niced, silent on the terminal, a pipe back.
+
+The analyses of a large run (``view/background.py``) and the picker's exact message counts
+(``tui/app/session_counts.py``) each run in a process of their own. Both start it the same way:
+the ``spawn`` context (no fork of a process that runs threads), a one-way pipe the child writes
+and the parent reads, and the real standard error lent to multiprocessing while it starts (a TUI
+captures ``sys.stderr`` in an object with no file descriptor, which multiprocessing's helpers
+need). The child first calls ``settle_child``: its standard output and error go to the null
+device (the app's terminal is not the child's to write on) and it lowers its priority, so a busy
+machine gives its CPU to the app's keys first.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from typing import Any, Callable
+
+#: The worker's niceness over the app's: the UI process runs first on a busy machine.
+NICE = 10
+
+
+def start(target: Callable[..., None], args: tuple, name: str) -> tuple[Any, Any]:
+    """Start ``target(send, *args)`` in a spawned daemon process: (the process, the end to read from).
+
+    The parent's copy of the writing end is closed, so reading gives EOF once the child exits."""
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=target, args=(send, *args), name=name, daemon=True)
+    stderr = sys.stderr
+    try:
+        if sys.__stderr__ is not None:
+            sys.stderr = sys.__stderr__
+        process.start()
+    finally:
+        sys.stderr = stderr
+    send.close()
+    return process, receive
+
+
+def settle_child() -> None:
+    """In the child, first: output to the null device, priority lowered by ``NICE`` where allowed."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    try:
+        os.nice(NICE)
+    except OSError:  # pragma: no cover - not allowed here: run at the app's priority
+        pass
