@@ -108,3 +108,19 @@ def test_searching_chunks_again_and_again_finds_what_one_joined_string_does(text
         for needle in needles:
             place = scope.scan(needle, before)
             assert (None if place is None else (place.index, place.start)) == plain_scan(texts, needle, before)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(_TEXT, min_size=1, max_size=8), few=st.sampled_from([0, 1, 3]), tries=st.sampled_from([0, 1]))
+def test_splitting_a_string_or_finding_each_new_token_places_every_key_alike(texts, few, tries, monkeypatch):
+    """A string with many new tokens is split into all its tokens, one with a few has each found with
+    ``str.find`` (stepping over occurrences inside longer tokens, up to a limit): both give the walk's places."""
+    from tui.core import valueindex
+
+    monkeypatch.setattr(valueindex, "FEW", few)
+    monkeypatch.setattr(valueindex, "FIND_TRIES", tries)
+    scope = index_messages([{"role": "user", "content": text} for text in texts])
+    got = {("s", text): (p.index, p.start, p.end, p.how) for text, p in scope.strings.items()}
+    got.update({("n", number): (p.index, p.start, p.end, p.how) for number, p in scope.numbers.items()})
+    assert got == reference_places(texts)
