@@ -40,6 +40,8 @@ KNOWN_WORDS = 200_000  # words remembered as fully registered (a run's vocabular
 FEW = 128  # new tokens in a string found with str.find; more: the string is split into all its tokens
 FIND_TRIES = 64  # occurrences of a new token inside longer ones stepped over before splitting instead
 JOINERS = frozenset("-.@/:+")  # what joins word runs into one COARSE token
+NUMBER_STARTS = frozenset("-0123456789")  # what a string that number_key reads as a number starts with
+JSON_STARTS = frozenset("{[")
 OPAQUE = ("signature", "data", "source", "type", "cache_control", "citations")
 
 
@@ -87,13 +89,15 @@ class Scope:
     def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
                    is_key: bool = False) -> None:
         how = "key" if is_key else "value"
+        path = self._paths.setdefault(path, path)
         fresh = text not in self.strings
         if fresh:
-            self.strings[text] = Place(index, block, self._path(path), how=how)
-        if (number := number_key(text)) is not None:
+            self.strings[text] = Place(index, block, path, None, None, how)
+        first = text[:1]
+        if first in NUMBER_STARTS and (number := number_key(text)) is not None:
             self._put(number, index, block, path, how=how)
-        stripped = text.lstrip()
-        if depth < 2 and stripped[:1] in ("{", "[") and len(text) < JSON_TEXT_LIMIT:
+        if depth < 2 and (first in JSON_STARTS or (first.isspace() and text.lstrip()[:1] in JSON_STARTS)) \
+                and len(text) < JSON_TEXT_LIMIT:
             try:
                 parsed = orjson.loads(text)
             except orjson.JSONDecodeError:
@@ -112,7 +116,7 @@ class Scope:
             number = number_key(value)
             if number is not None:
                 self._put(number, index, block, path, match.start(), match.end(), "token")
-        self.text.append(index, block, self._path(path), text)
+        self.text.append(index, block, path, text, shared=depth == 0)  # depth 0: the run's own string
 
     def _tokens(self, index: int | str, block: int, path: str, text: str, fresh: bool) -> None:
         """Register the tokens of ``text`` not seen before: runs of ``\\w`` joined by ``- . @ / : +``
