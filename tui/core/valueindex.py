@@ -110,7 +110,9 @@ class Scope:
                     else:
                         self.add_scalar(index, block, full, scalar, key)
                 return
-        self._tokens(index, block, path, text, fresh)
+        if fresh or first in JSON_STARTS or first.isspace():
+            self._tokens(index, block, path, text, fresh)
+        # else: the same string was tokenized before (or is itself a token, or a word run of one): nothing new
         for match in GROUPED.finditer(text) if "," in text else ():  # the check is much faster than the regex
             value = match.group().replace(",", "")
             number = number_key(value)
