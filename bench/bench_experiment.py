@@ -9,7 +9,9 @@ one process, side by side:
   the branch files made up front, each sample's runner, saves, the pool, the tally.
 The overhead per sample is (experiment - SDK alone) / N; the target is under 20 ms.
 Then the summary of an experiment of ``--summary`` finished samples (loading every sample
-file, counting, Wilson intervals, the text lines the CLI prints); the target is under 100 ms.
+file, counting, Wilson intervals, the text lines the CLI prints); the target is under 100 ms;
+and the same for the app's experiment screen (the outcomes and tally it reads after each sample
+ends, its summary and every row built).
 """
 
 from __future__ import annotations
@@ -63,6 +65,21 @@ async def experiment_run(exp: experiments.Experiment) -> None:
     await work.run()
 
 
+def screen_text_ms(exp: experiments.Experiment) -> float:
+    """The app's experiment screen after a sample ends: outcomes and tally read, summary and rows built."""
+    from tui.app.screens.experiment import ExperimentScreen, sample_text
+
+    screen = ExperimentScreen(exp)
+    t0 = time.perf_counter()
+    arms, original, event = exp.outcomes()
+    screen.arms, screen.original, screen.tally = arms, original, exp.summarise(arms, original, event)
+    screen._summary_text()
+    for arm in arms:
+        for k, sample in enumerate(arm.samples):
+            sample_text(k, sample, len(str(len(arm.samples))), k == 0)
+    return (time.perf_counter() - t0) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=40)
@@ -96,6 +113,8 @@ def main() -> None:
         took = (time.perf_counter() - t0) * 1000
         print(f"summary of {args.summary} samples (load every file, count, intervals, {len(lines)} lines): "
               f"{took:.1f} ms (target < 100 ms)")
+        print(f"experiment screen, {args.summary} samples: {screen_text_ms(reopened):.1f} ms to read the outcomes "
+              "and build its summary and every row (what it does after each sample ends; target < 100 ms)")
     fake.stop()
 
 

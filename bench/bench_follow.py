@@ -5,7 +5,10 @@
 Two 100 MB files, made on demand in a temporary directory:
 - a message-per-line JSONL run (``bench/large_run.py``), grown by one message line a second;
 - a recording (``turnscope record``'s claude-trace lines: each request carries the whole
-  conversation so far), grown by one exchange a second.
+  conversation so far), grown by one exchange a second;
+- a Claude Code session: a real one (``spotter__tool_heavy.jsonl``, a tool loop with parallel
+  calls) copied again and again with fresh uuids and ids, each copy going on from the last,
+  grown by its next real line a second (progress lines, answers, parallel tool results).
 
 For each, ``Follower.poll()`` runs once a second after the line is appended; its CPU time
 (``time.process_time``) is reported (p50, p95, max), beside the CPU of loading the same file
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -55,6 +60,62 @@ def recording(path: Path, size: int) -> Path:
     return path
 
 
+#: The real Claude Code session the large one is made of (``../shared/realruns``): a tool loop with parallel calls.
+REAL_SESSION = ROOT.parent / "shared" / "realruns" / "spotter__tool_heavy.jsonl"
+
+
+def session_copies(source: Path):
+    """The real session's lines again and again, each copy with fresh uuids, message ids and tool ids, its
+    first line hung off the copy before's last: one main thread that goes on (an endless iterator of lines)."""
+    import orjson
+
+    records = [orjson.loads(line) for line in source.read_bytes().splitlines() if line.strip()]
+    last: str | None = None
+    copy = 0
+    while True:
+        copy += 1
+        tail = f"{copy:012x}"
+        fresh = lambda value: value[:-12] + tail if isinstance(value, str) and len(value) >= 12 else value  # noqa: E731
+        for record in records:
+            out = dict(record)
+            if isinstance(out.get("uuid"), str):
+                out["uuid"] = fresh(out["uuid"])
+            if isinstance(out.get("parentUuid"), str):
+                out["parentUuid"] = fresh(out["parentUuid"])
+            elif "parentUuid" in out and last is not None and out.get("type") != "file-history-snapshot":
+                out["parentUuid"] = last
+            message = out.get("message")
+            if isinstance(message, dict):
+                message = out["message"] = dict(message)
+                if isinstance(message.get("id"), str):
+                    message["id"] = f"{message['id']}_{copy}"
+                if isinstance(message.get("content"), list):
+                    message["content"] = [_fresh_ids(block, copy) for block in message["content"]]
+            yield orjson.dumps(out) + b"\n"
+        last = next((fresh(r["uuid"]) for r in reversed(records) if isinstance(r.get("uuid"), str)), last)
+
+
+def _fresh_ids(block, copy: int):
+    if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result"):
+        block = dict(block)
+        for key in ("id", "tool_use_id"):
+            if isinstance(block.get(key), str):
+                block[key] = f"{block[key]}_{copy}"
+    return block
+
+
+def claude_session(path: Path, size: int):
+    """A Claude Code session of about ``size`` bytes made of the real one's copies; returns the lines to grow it by."""
+    lines = session_copies(REAL_SESSION)
+    written = 0
+    with open(path, "wb") as out:
+        while written < size:
+            line = next(lines)
+            out.write(line)
+            written += len(line)
+    return lines
+
+
 def exchange(messages: list[dict], k: int) -> str:
     body = {"model": "claude-bench", "max_tokens": 100, "system": "You help.", "messages": messages}
     answer = {"id": f"msg_{k}", "type": "message", "role": "assistant", "model": "claude-bench",
@@ -66,23 +127,26 @@ def exchange(messages: list[dict], k: int) -> str:
                       separators=(",", ":"))
 
 
-def follow(path: Path, next_line, updates: int, interval: float) -> tuple[list[float], float, float]:
+def follow(path: Path, next_line, updates: int, interval: float) -> tuple[list[float], float, float, int]:
     t = time.process_time()
     follower = Follower(str(path))
     opened = time.process_time() - t
     costs = []
+    whole = 0
     for k in range(updates):
         time.sleep(interval)
-        with open(path, "a") as out:
-            out.write(next_line(k))
+        line = next_line(k)
+        with open(path, "ab" if isinstance(line, bytes) else "a") as out:
+            out.write(line)
         t = time.process_time()
         update = follower.poll()
         costs.append((time.process_time() - t) * 1000)
         assert update is not None and update.lines == 1, update
+        whole += update.whole
     t = time.process_time()
     load_runs(str(path))
     reload = (time.process_time() - t) * 1000
-    return costs, opened * 1000, reload
+    return costs, opened * 1000, reload, whole
 
 
 def pct(values: list[float], q: float) -> float:
@@ -91,6 +155,14 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
+    try:
+        measure(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # three files of --size each: not left behind
+
+
+def measure(folder: Path) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", default="100MB")
     parser.add_argument("--updates", type=int, default=20)
@@ -98,11 +170,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--steps-only", action="store_true", help="only the stepper in a pty")
+    parser.add_argument("--only", choices=("jsonl", "recording", "claude-code"), help="one file's updates, no stepper")
     args = parser.parse_args()
     size = _size(args.size)
-    folder = Path(tempfile.mkdtemp(prefix="bench-follow-"))
     run = make(folder / "run.jsonl", size)
     rec = recording(folder / "rec.jsonl", size)
+    cc = folder / "session.jsonl"
+    cc_lines = claude_session(cc, size)
     line = json.dumps({"role": "user", "content": "one more line " * 20}) + "\n"
     messages = []  # the recording's next exchanges: the conversation so far, read back once
     for raw in rec.open("rb"):
@@ -118,17 +192,21 @@ def main() -> None:
         return out
 
     print(f"# follow, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {args.updates} updates, "
-          f"{args.interval:g} s apart")
+          f"{args.interval:g} s apart; load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     if args.steps_only:
         steps(run, line, args)
         return
-    for name, path, grow in (("message-per-line run", run, lambda k: line), ("recording", rec, next_exchange)):
-        costs, opened, reload = follow(path, grow, args.updates, args.interval)
+    for name, path, grow in (("message-per-line run", run, lambda k: line), ("recording", rec, next_exchange),
+                             ("Claude Code session", cc, lambda k: next(cc_lines))):
+        if args.only and {"jsonl": run, "recording": rec, "claude-code": cc}[args.only] != path:
+            continue
+        costs, opened, reload, whole = follow(path, grow, args.updates, args.interval)
         mb = path.stat().st_size / 1e6
         print(f"{name} ({mb:.0f} MB): CPU per update p50 {pct(costs, .5):.2f} ms, p95 {pct(costs, .95):.2f} ms, "
               f"max {max(costs):.2f} ms | loading it again whole {reload:.0f} ms ({reload / statistics.median(costs):.0f}x) "
-              f"| first load {opened:.0f} ms")
-    steps(run, line, args)
+              f"| first load {opened:.0f} ms" + (f" | {whole} of {len(costs)} updates loaded it again whole" if whole else ""))
+    if not args.only:
+        steps(run, line, args)
 
 
 def steps(path: Path, line: str, args: argparse.Namespace) -> None:

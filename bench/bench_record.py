@@ -145,7 +145,10 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--events", type=int, default=40)
     parser.add_argument("--exchanges", type=int, default=1000)
+    parser.add_argument("--against", metavar="CHECKOUT", help="also measure another checkout's recorder (an A/B, "
+                        "e.g. ../main), interleaved with the others")
     args = parser.parse_args()
+    started_load = f"{os.getloadavg()[0]:.1f}"
     port = free_port()
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.events), "0.002", str(port)])
     tmp = tempfile.mkdtemp(prefix="bench-record-")
@@ -160,16 +163,19 @@ async def main() -> None:
     try:
         await wait_up(direct)
         targets = {"direct": direct}
-        for loop in loops:
+        checkouts = [(f"proxied ({loops[0]})", ROOT)]
+        if args.against:
+            checkouts.append((f"{Path(args.against).resolve().name} ({loops[0]})", Path(args.against).resolve()))
+        for k, (name, checkout) in enumerate(checkouts):
             recorder = subprocess.Popen(
-                [sys.executable, "-m", "tui", "record", "-o", str(recording.with_name(f"{loop}.jsonl")),
-                 "--upstream", direct], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                env={**os.environ, "PYTHONPATH": str(ROOT)})
+                [sys.executable, "-m", "tui", "record", "-o", str(recording.with_name(f"rec{k}.jsonl")),
+                 "--upstream", direct], cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                env={**os.environ, "PYTHONPATH": str(checkout)})
             recorders.append(recorder)
-            targets[f"proxied ({loop})"] = recorder.stdout.readline().strip().split("=", 1)[1]
+            targets[name] = recorder.stdout.readline().strip().split("=", 1)[1]
         recorder = recorders[0]
         proxied = targets[f"proxied ({loops[0]})"]
-        recording = recording.with_name(f"{loops[0]}.jsonl")
+        recording = recording.with_name("rec0.jsonl")
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector, auto_decompress=False) as session:
             for url in targets.values():  # warm every path (pools, imports)
@@ -204,7 +210,7 @@ async def main() -> None:
                 process.kill()
                 process.wait()
     print(f"# turnscope record, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
-          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {args.rounds} streamed calls each way "
+          f"{os.cpu_count()} cores, load {started_load} at the start, {os.getloadavg()[0]:.1f} at the end; {args.rounds} streamed calls each way "
           f"(~{len(BODY) // 1024} KB body, {args.events} events 2 ms apart)")
     d_t, d_e, d8 = results["direct"][0], results["direct"][1], parallel["direct"]
     print(f"direct              TTFB p50 {pct(d_t, .5):.2f} p95 {pct(d_t, .95):.2f} | per event p50 {pct(d_e, .5):.2f} "

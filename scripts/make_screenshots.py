@@ -62,17 +62,21 @@ def _session(home: Path) -> None:
     """A small Claude Code session so the picker's third section has something in it."""
     project = home / "projects" / "-home-me-shop"
     project.mkdir(parents=True)
-    records = [{"type": "user", "message": {"role": "user", "content": "Why does the refund test fail?"}},
+    session = "8f2c1a55-0000-4000-8000-000000000000"
+    records = [{"type": "user", "message": {"role": "user", "content": "Why does the refund test fail?"},
+                "uuid": "u1", "parentUuid": None, "sessionId": session},
                {"type": "assistant", "message": {"id": "m1", "role": "assistant",
-                                                 "content": [{"type": "text", "text": "Let me look."}]}}]
-    path = project / "8f2c1a55-0000-4000-8000-000000000000.jsonl"
+                                                 "content": [{"type": "text", "text": "Let me look."}]},
+                "uuid": "a1", "parentUuid": "u1", "sessionId": session}]
+    path = project / f"{session}.jsonl"
     path.write_bytes(b"\n".join(jsonio.dumps(r) for r in records) + b"\n")
     os.utime(path, (1_767_000_000, 1_767_000_000))
 
 
 async def shoot(name: str, tmp: Path) -> str:
     path, options, size, keys, title = SCENES[name]
-    app = make_app(path, state_dir=tmp / name / "state", claude_home=tmp / "claude", keymap={}, **options)
+    app = make_app(path, state_dir=tmp / name / "state", cache_dir=tmp / name / "cache", claude_home=tmp / "claude",
+                   keymap={}, **options)
     async with app.run_test(size=size) as pilot:
         for step in (None, *keys):
             if step is not None:

@@ -28,8 +28,10 @@ REALRUNS = _realruns()
 
 @pytest.fixture(autouse=True)
 def _no_codex_home(tmp_path, monkeypatch):
-    """Codex sessions are looked for under $CODEX_HOME: never the user's own ~/.codex in a test."""
+    """Codex sessions are looked for under $CODEX_HOME, the picker keeps its counts under the cache dir: never
+    the user's own ~/.codex or cache in a test."""
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))  # nor the user's cache (picker counts)
 
 
 @pytest.fixture

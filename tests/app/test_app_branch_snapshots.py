@@ -84,3 +84,29 @@ def test_side_by_side(snap_compare, made_branch, tmp_path):
 def test_side_by_side_at_80x24(snap_compare, made_branch, tmp_path):
     assert snap_compare(branch_app(tmp_path, path=REFUND), terminal_size=(80, 24),
                         run_before=_side_by_side(*made_branch))
+
+
+def test_experiment_at_80x24(snap_compare, api_env, tmp_path, monkeypatch):
+    """Three samples of the edit against a control, at most one at a time (so which sample got which
+    scripted answer is fixed), the event issue_refund counted; saved under a relative name."""
+    from test_app_experiment import Script
+
+    from tui.app.screens.experiment import ExperimentScreen
+    from tui.core.branch import experiment as experiments
+    from branch_app_helpers import until_text
+
+    api_env.responder = Script()
+    parent_path = str(REPO / REFUND)
+    parent = open_run(parent_path)
+    monkeypatch.chdir(tmp_path)
+    exp = experiments.create(parent, 4, patches.tool_error(patches.base_document(parent, 4), "toolu_01Ef", POLICY_DOWN),
+                             samples=3, control=True, resolver="recorded", parent_sha=store.sha256_of(parent_path),
+                             concurrency=1, event="issue_refund", output="x.experiment.json")
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        pilot.app.push_screen(ExperimentScreen(exp))
+        await until_text(pilot, "all 6 samples done")
+        await settle(pilot)
+
+    assert snap_compare(branch_app(tmp_path, path=parent_path), terminal_size=(80, 24), run_before=run_before)

@@ -179,3 +179,24 @@ async def test_branches_saved_with_o_beside_the_run_or_in_the_working_folder_are
         assert "policy service unavailable (503)" in screen_text(app)
     assert {p.name: p.read_bytes() for p in runs.iterdir()} == before  # nothing written beside the run
     assert not (tmp_path / "data").exists()
+
+
+async def test_a_branch_opened_in_the_stepper_marks_its_new_rows(tree, tmp_path):
+    """The rows after the branch index carry ``+``, the edited message N ``*``; the run's own rows carry neither."""
+    from tui.app.widgets.message_list import MessageList
+
+    def rows(app) -> list[str]:
+        listing = app.screen.query_one(MessageList)
+        return [listing.row_text(i, 60).plain for i in range(len(app.screen.view.run.messages))]
+
+    app = branch_app(tmp_path, path=tree["first"], at=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        branch = rows(app)
+        assert [row[1] for row in branch] == [" "] * 4 + ["*", "+"]
+        shown = screen_text(app)
+        assert "+5 assistant" in shown and "*4 user" in shown
+    app = branch_app(tmp_path / "original", path=REFUND, at=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert {row[1] for row in rows(app)} == {" "}

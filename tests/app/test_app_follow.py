@@ -119,3 +119,28 @@ async def test_the_picker_marks_a_session_written_in_the_last_minute_live_and_op
         picker.options.highlighted = picker.options.get_option_index(option)
         await pilot.press("enter")
         assert await _until(pilot, lambda: "following" in screen_text(app))
+
+
+async def test_a_claude_code_session_grows_in_the_app_line_by_line(tmp_path, realruns):
+    """A real session written line by line (answers, parallel tool results, progress lines) arrives in
+    the stepper, appended to (not loaded again), and ends as a fresh open of the whole file shows it."""
+    from tui.formats import load_runs
+
+    source = realruns / "spotter__tool_heavy.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines[:8]))
+    app = app_for(path, tmp_path, at=-1, follow=True)
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = app.screen
+        await _until(pilot, lambda: "following" in screen_text(app))
+        follower = screen.following.follower
+        appender = follower.appender  # a whole reload would make a new one
+        first = screen.view.total
+        for line in lines[8:]:
+            _grow(path, line)
+        whole = load_runs(str(path))[0]
+        assert await _until(pilot, lambda: screen.view.total == len(whole.messages), tries=100)
+        assert screen.view.total > first and screen.index == screen.view.total - 1  # followed to the end
+        assert screen.view.run.messages == whole.messages
+        assert follower.format == "claude-code" and follower.appender is appender is not None

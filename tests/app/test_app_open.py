@@ -17,15 +17,19 @@ from tui.core import jsonio
 def _session(tmp_path, words: str = "mix phx.server doesnt seem to start"):
     project = tmp_path / "claude" / "projects" / "-home-me-shop"
     project.mkdir(parents=True)
-    records = [{"type": "user", "message": {"role": "user", "content": words}, "uuid": "a"},
+    records = [{"type": "user", "message": {"role": "user", "content": words}, "uuid": "a", "parentUuid": None},
                {"type": "assistant", "message": {"id": "msg_1", "role": "assistant",
-                                                 "content": [{"type": "text", "text": "Looking."}]}},
+                                                 "content": [{"type": "text", "text": "Looking."}]},
+                "uuid": "b", "parentUuid": "a"},
                {"type": "assistant", "message": {"id": "msg_1", "role": "assistant",
                                                  "content": [{"type": "tool_use", "id": "t", "name": "Bash",
-                                                              "input": {}}]}},
+                                                              "input": {}}]}, "uuid": "c", "parentUuid": "b"},
                {"type": "user", "message": {"role": "user", "content": [
-                   {"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}},
-               {"type": "user", "isSidechain": True, "message": {"role": "user", "content": "side"}}]
+                   {"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}, "uuid": "d", "parentUuid": "c"},
+               {"type": "user", "isSidechain": True, "message": {"role": "user", "content": "side"}, "uuid": "e",
+                "parentUuid": None}]
+    for record in records:
+        record["sessionId"] = "55604662-cf2a-4331-851a-ec234028f8ca"
     path = project / "55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
     path.write_bytes(b"\n".join(jsonio.dumps(r) for r in records) + b"\n")
     os.utime(path, (1_767_000_000, 1_767_000_000))
@@ -160,7 +164,9 @@ async def test_the_picker_lists_codex_sessions_newest_first_and_opens_one(realru
         text = screen_text(app)
         assert "Codex sessions (codex format, reconstructed prefixes)" in text
         assert text.index("2026/05/11/2026-05-11T11-26-55") < text.index("2026/01/02/2026-01-02T18-39-45")
-        assert "16 messages · show tools" in text
+        # counted as the loader reads it (the head's 16 message items leave out the tool calls and results)
+        assert "132 messages · show tools" in text and "7 messages · what is current repository" in text
         await _choose(pilot, "2026/01/02/2026-01-02T18-39-45")
         assert isinstance(app.screen, StepperScreen)
+        assert len(app.screen.view.run.messages) == 7
         assert "reconstructed" in screen_text(app)

@@ -81,20 +81,22 @@ def test_a_truncated_or_replaced_file_is_loaded_again_whole_with_a_notice(tmp_pa
     _same(update.runs, load_runs(str(path)))
 
 
-def test_a_format_without_an_appender_is_loaded_again_whole_when_it_grows(tmp_path):
+def test_a_file_followed_with_a_sidecar_has_no_appender_and_is_loaded_again_whole_when_it_grows(tmp_path):
     path = tmp_path / "session.jsonl"
     record = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z",
               "message": {"role": "user", "content": "hello"}}
     path.write_text(json.dumps(record) + "\n")
-    follower = Follower(str(path))
+    system = tmp_path / "system.txt"
+    system.write_text("You help.")
+    follower = Follower(str(path), system=str(system))
     assert follower.format == "claude-code" and follower.appender is None
     answer = {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
               "timestamp": "2025-01-01T00:00:01Z", "message": {"id": "msg_1", "role": "assistant", "model": "m",
                                                                "content": [{"type": "text", "text": "hi"}]}}
     _grow(path, (json.dumps(answer) + "\n").encode())
     update = follower.poll()
-    assert update.whole and update.added == 1
-    _same(update.runs, load_runs(str(path)))
+    assert update.whole and update.added == 1 and update.why is None
+    _same(update.runs, load_runs(str(path), system=str(system)))
 
 
 def test_the_cursor_moves_on_only_from_the_end_and_unseen_counts_what_it_has_not_reached(tmp_path):

@@ -16,9 +16,10 @@ REFUND = SAMPLES / "refund" / "run.jsonl"
 
 
 def app_for(path: Path | str | None, tmp_path: Path, **options):
-    """The app on ``path`` (or the picker), with state and Claude Code home under ``tmp_path``."""
+    """The app on ``path`` (or the picker), with state, cache and Claude Code home under ``tmp_path``."""
     options.setdefault("keymap", {})
     options.setdefault("claude_home", tmp_path / "claude")
+    options.setdefault("cache_dir", tmp_path / "cache")
     return make_app(None if path is None else str(path), state_dir=tmp_path / "state", **options)
 
 

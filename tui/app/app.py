@@ -54,13 +54,14 @@ class TurnscopeApp(App):
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
                  load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None,
-                 follower: Follower | None = None) -> None:
+                 follower: Follower | None = None, cache_dir: Path | None = None) -> None:
         self._legible: LegibleLines | None = None  # before super().__init__: Textual may ask for the filters
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
         self.claude_home = claude_home
         self.samples = samples
+        self.cache_dir = cache_dir  # the picker keeps its exact counts here (None: not kept)
         self.notice = notice
         self.load_options = load_options or LoadOptions()
         self.links: dict[str, RunLinks] = {}  # a file's runs and the links between them, by path
@@ -80,7 +81,7 @@ class TurnscopeApp(App):
     def on_mount(self) -> None:
         path, runs, run, at, view = self.initial
         if runs is None:
-            self.push_screen(PickerScreen(self.state_dir, self.claude_home, self.samples))
+            self.push_screen(self.picker())
         else:
             self.open_runs(path or runs[0].source.path, runs, run, at, view)
             if self.diff is not None and isinstance(self.screen, StepperScreen):
@@ -99,11 +100,15 @@ class TurnscopeApp(App):
 
     # -- routing -------------------------------------------------------------------------
 
-    def open_runs(self, path: str, runs: list[Run], run: int | None, at: int = 0, view: str = "request") -> None:
-        """A loaded file: its run list when it holds several and none was named, else the stepper."""
+    def open_runs(self, path: str, runs: list[Run], run: int | None, at: int = 0, view: str = "request",
+                  default: bool = False) -> None:
+        """A loaded file: its run list when it holds several and none was named, else the stepper; ``default``
+        (a picker row, which describes run 0): the stepper on run 0 over the run list (Escape goes there)."""
         if run is None and len(runs) > 1:
             self.push_screen(RunListScreen(path, runs))
-            return
+            if not default:
+                return
+            run = 0
         chosen = runs[run or 0]
         follower = self.followers.get(path)
         following = Following(follower, run or 0) if follower is not None else None
@@ -124,7 +129,11 @@ class TurnscopeApp(App):
 
     @on(events.OpenPicker)
     def open_picker(self, _: events.OpenPicker) -> None:
-        self.switch_screen(PickerScreen(self.state_dir, self.claude_home, self.samples))
+        self.switch_screen(self.picker())
+
+    def picker(self) -> PickerScreen:
+        """The run picker, on this app's places; it counts sessions with the options files are opened with."""
+        return PickerScreen(self.state_dir, self.claude_home, self.samples, self.cache_dir, self.load_options.kwargs())
 
     @on(events.OpenLinkedRun)
     def open_linked_run(self, event: events.OpenLinkedRun) -> None:
@@ -174,16 +183,22 @@ class TurnscopeApp(App):
 
         self.push_screen(BranchRunScreen(event.branch, event.max_steps, event.built))
 
+    @on(events.OpenExperiment)
+    def open_experiment(self, event: events.OpenExperiment) -> None:
+        from tui.app.screens.experiment import ExperimentScreen
+
+        self.push_screen(ExperimentScreen(event.experiment))
+
     @on(events.RunChosen)
     def _chosen(self, event: events.RunChosen) -> None:
-        self.load(event.path, event.run, event.follow)
+        self.load(event.path, event.run, event.follow, event.default)
 
     @on(RunListScreen.Picked)
     def _picked(self, event: RunListScreen.Picked) -> None:
         self.open_runs(event.path, event.runs, event.run)
 
     def on_runs_loaded(self, event: events.RunsLoaded) -> None:
-        self.open_runs(event.path, event.runs, event.run)
+        self.open_runs(event.path, event.runs, event.run, default=event.default)
 
     def on_load_failed(self, event: events.LoadFailed) -> None:
         if isinstance(self.screen, PickerScreen):
@@ -194,7 +209,7 @@ class TurnscopeApp(App):
     # -- workers -------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="load")
-    def load(self, path: str, run: int | None, follow: bool = False) -> None:
+    def load(self, path: str, run: int | None, follow: bool = False, default: bool = False) -> None:
         try:
             if follow:
                 follower = Follower(path, **self.load_options.kwargs())
@@ -212,7 +227,7 @@ class TurnscopeApp(App):
             self.post_message(events.LoadFailed(path, str(exc)))
             return
         collector.keep_out_loaded()  # the run is read-only from here: keep the collector from walking it on every step
-        self.post_message(events.RunsLoaded(path, runs, run))
+        self.post_message(events.RunsLoaded(path, runs, run, default))
 
     @work(thread=True, group="recent")
     def remember_run(self, path: str, run: int | None, title: str, messages: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from tui.core.branch.experiment import Experiment
 from tui.core.branch.resolvers import Resolver
 from tui.core.branch.runner import Branch
 from tui.core.grammar import Finding
@@ -30,23 +31,26 @@ class IndexMessage(Message):
 
 
 class RunChosen(Message):
-    """The user picked a file (and, in a multi-run file, a run) to open."""
+    """The user picked a file (and, in a multi-run file, a run) to open; ``default``: the file's default run
+    (run 0, the one the picker's row describes), with the file's run list beneath it when it holds several."""
 
-    def __init__(self, path: str, run: int | None = None, follow: bool = False) -> None:
+    def __init__(self, path: str, run: int | None = None, follow: bool = False, default: bool = False) -> None:
         super().__init__()
         self.path = path
         self.run = run
         self.follow = follow  # a live file: open it following
+        self.default = default
 
 
 class RunsLoaded(Message):
     """A worker finished loading ``path``: one run or several to choose from."""
 
-    def __init__(self, path: str, runs: list[Run], run: int | None) -> None:
+    def __init__(self, path: str, runs: list[Run], run: int | None, default: bool = False) -> None:
         super().__init__()
         self.path = path
         self.runs = runs
         self.run = run
+        self.default = default  # as ``RunChosen.default``
 
 
 class LoadFailed(Message):
@@ -189,3 +193,11 @@ class OpenBranchRun(Message):
         self.branch = branch
         self.max_steps = max_steps
         self.built = built
+
+
+class OpenExperiment(Message):
+    """Run (or show) ``experiment``: K samples of an edit against a control, one column per arm."""
+
+    def __init__(self, experiment: Experiment) -> None:
+        super().__init__()
+        self.experiment = experiment

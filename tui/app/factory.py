@@ -3,7 +3,8 @@
 Given a path it loads the file here, before any Textual code runs, so a file that cannot
 be loaded raises ``LoadError``/``UsageError`` to the caller (the CLI prints one line and
 exits 2). Without a path the app opens the run picker. The state directory (recent runs),
-the Claude Code home and the samples directory can be pointed elsewhere (tests do).
+the cache directory (the picker's exact counts), the Claude Code home and the samples
+directory can be pointed elsewhere (tests do).
 A keymap file (``keymap.json`` in the config directory: binding id -> keys) remaps keys.
 """
 
@@ -41,7 +42,7 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
              state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
              keymap: dict[str, str] | None = None, diff: str | None = None,
              diff_run: int | None = None, follow: bool = False,
-             context: str | None = None) -> TurnscopeApp:
+             context: str | None = None, cache_dir: Path | None = None) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
     ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
     options = LoadOptions(fmt, system, tools, context)
@@ -49,6 +50,7 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
     if keymap is None:
         keymap, notice = load_keymap(settings().config)
     state = state_dir if state_dir is not None else settings().state
+    cache = cache_dir if cache_dir is not None else settings().cache  # the picker's exact counts
     runs = None
     follower = None
     if path is not None:
@@ -74,4 +76,4 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         other = (diff, open_run(diff, run=diff_run, fmt=fmt))
     return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
                         samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
-                        follower=follower)
+                        follower=follower, cache_dir=cache)

@@ -93,7 +93,11 @@ class FittedFooter:
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             found = active[app.COMMAND_PALETTE_BINDING].binding
             palette = cell_len(app.get_key_display(found)) + cell_len(found.description) + 3
-        return fit(active, self.size.width, self.FOOTER_DROP, app.get_key_display, palette)
+        return fit(active, self.footer_width(), self.FOOTER_DROP, app.get_key_display, palette)
+
+    def footer_width(self: Screen) -> int:
+        """The cells the footer has: the screen's width (a dialog whose footer sits in a box says its own)."""
+        return self.size.width
 
     def on_resize(self: Screen) -> None:
         self.refresh_bindings()  # the footer is laid out again for the new width

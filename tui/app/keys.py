@@ -205,8 +205,15 @@ REVIEW = [
     Binding("plus", "steps(1)", "More steps", id="review.more_steps"),
     Binding("minus", "steps(-1)", "Fewer steps", id="review.fewer_steps"),
     Binding("r", "resolver", "Resolver", id="review.resolver"),
+    Binding("s", "samples(1)", "More samples", id="review.more_samples"),
+    Binding("S", "samples(-1)", "Fewer samples", id="review.fewer_samples"),
+    Binding("c", "control", "Control", id="review.control"),
+    Binding("e", "event", "Event…", id="review.event"),
     Binding("escape", "back", "Back to editing", id="review.back"),
 ]
+#: At 80 columns the review's keys do not all fit beside ``? Keys``: these leave the footer first.
+REVIEW_FOOTER_DROP = (("review.fewer_samples",), ("review.fewer_steps",), ("review.event",), ("review.control",),
+                      ("review.more_steps",), ("review.resolver",))
 ANSWER = [
     Binding("ctrl+s", "answer(False)", "Send result", id="answer.result"),
     Binding("ctrl+t", "answer(True)", "Send as error", id="answer.error"),
@@ -225,6 +232,13 @@ TREE = [
     Binding("h", "hide", "Hide failed", id="tree.hide"),
     Binding("d", "delete", "Delete", id="tree.delete"),
     Binding("escape", "back", "Back", id="tree.back"),
+]
+EXPERIMENT = [
+    Binding("enter", "compare", "Side by side", priority=True, id="experiment.compare"),  # over the list's own
+    Binding("o", "open", "Stepper", id="experiment.open"),
+    Binding("r", "resume", "Continue", id="experiment.resume"),
+    Binding("escape", "cancel", "Stop", id="experiment.cancel"),
+    Binding("escape", "back", "Back", id="experiment.back"),
 ]
 PAIR = [
     Binding("n", "jump(1)", "Next message", id="pair.next"),

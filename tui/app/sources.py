@@ -6,21 +6,23 @@ on the next open.
 
 Claude Code keeps one JSONL file per session under ``~/.claude/projects/<project>/``
 (``$CLAUDE_CONFIG_DIR/projects`` when that is set). The picker lists them newest first
-with the first words the user wrote and a message count read from the file (user turns
-plus distinct assistant messages, side chains left out), and opens them through
-``tui.formats.open_run`` like any other file. Scanning runs in the picker's worker.
+with the first words the user wrote and a message count read from the head of the file (user
+turns plus distinct assistant messages, side chains left out), marked estimated (``~``): a
+rewind or a compaction makes it differ from the run the file opens into, so the picker has
+the exact count and first words of that run (run 0, the loader's default) counted in the
+background (``tui.app.session_counts``, ``apply_counted``). Scanning runs in the picker's worker.
 
 Codex CLI keeps one rollout per session under ``~/.codex/sessions/YYYY/MM/DD/`` (``$CODEX_HOME/sessions``
 when that is set); they are listed the same way, newest first. Gemini CLI keeps its sessions under
-``~/.gemini/tmp/<project>/chats/session-*.json[l]``; they are listed when there are any, each
-loaded to count its messages.
+``~/.gemini/tmp/<project>/chats/session-*.json[l]``; they are listed when there are any, and
+counted in the background like the others.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -97,18 +99,30 @@ class Entry:
     run: int | None = None
     when: float | None = None
     live: bool = False  # written to in the last minute: opened following (``tui.formats.follow``)
+    #: The count shown is an estimate (read from the file's head, or not known yet): the exact one is counted
+    #: in the background (``tui.app.session_counts``) and replaces it; the row shows ``~``.
+    estimated: bool = False
+    messages: int | None = None  # the count shown (of run ``run``, or of the default run 0)
+    title: str = ""  # the words shown: the first words of the run Enter opens once counted
+    runs: int | None = None  # how many runs the file holds, once loaded
+    #: Enter opens the file's default run (run 0, whose title and count the row shows), its run list beneath.
+    default_run: bool = False
 
 
 #: A file written to this recently (seconds) is live: being recorded or written as the user looks.
 LIVE_SECONDS = 60
 
 
-def written_lately(path: str | Path, now: float | None = None) -> bool:
+def _mtime(path: str | Path) -> float | None:
     try:
-        mtime = os.stat(path).st_mtime
+        return os.stat(path).st_mtime
     except OSError:
-        return False
-    return (time.time() if now is None else now) - mtime < LIVE_SECONDS
+        return None
+
+
+def written_lately(path: str | Path, now: float | None = None) -> bool:
+    mtime = _mtime(path)
+    return mtime is not None and (time.time() if now is None else now) - mtime < LIVE_SECONDS
 
 
 def claude_projects(home: Path | None = None) -> Path:
@@ -143,8 +157,12 @@ def recent_entries(state_dir: Path) -> list[Entry]:
         if not Path(item.path).exists():
             continue
         label = item.path + (f"#{item.run}" if item.run is not None else "")
-        out.append(Entry("recent", item.path, one_line(label), f"{counted(item.messages, 'message')} · {one_line(item.title)}",
-                         item.run, item.opened, written_lately(item.path)))
+        # written since it was opened: the stored count may be old, and is counted again in the background
+        changed = (_mtime(item.path) or 0.0) > item.opened
+        out.append(Entry("recent", item.path, one_line(label),
+                         f"{'~' * changed}{counted(item.messages, 'message')} · {one_line(item.title)}",
+                         item.run, item.opened, written_lately(item.path), estimated=changed, messages=item.messages,
+                         title=item.title))
     return out
 
 
@@ -218,22 +236,62 @@ def _unreadable(section: str, path: Path, exc: OSError) -> Entry:
     return Entry(section, str(path), one_line(path.name), one_line(f"cannot read: {exc.strerror or exc}"))
 
 
-def _detail(count: int, words: str) -> str:
-    return f"{counted(count, 'message')} · {one_line(words or '(no user text)')}"
+def _detail(count: int | None, words: str, estimated: bool = False, runs: int | None = None) -> str:
+    """A session row's detail: ``~12 messages`` while estimated, ``158 messages (run 0 of 2)`` once counted in a
+    file of several runs, then the first words."""
+    if count is None:
+        return "counting messages …"
+    of = f" (run 0 of {runs})" if runs is not None and runs > 1 else ""
+    return f"{'~' * estimated}{counted(count, 'message')}{of} · {one_line(words or '(no user text)')}"
 
 
-def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+def _session_entry(section: str, path: Path, label: str, count: int | None, words: str, **more: Any) -> Entry:
+    return Entry(section, str(path), one_line(label), _detail(count, words, True), estimated=True, messages=count,
+                 title=words, default_run=True, **more)
+
+
+def apply_counted(entry: Entry, result: Any) -> None:
+    """Put the loader's exact count (a ``session_counts.Counted`` of the entry's file) in the row: the count and
+    first words of the run Enter opens (a recent run: the run opened then; a session: run 0)."""
+    entry.estimated = False
+    counts, k = result.messages, entry.run or 0
+    if result.error is not None or not 0 <= k < len(counts):
+        entry.messages = None
+        entry.detail = one_line(result.error or (f"the file holds no run {k} now" if counts else "no runs in the file"))
+    elif entry.section == "recent":
+        entry.messages, entry.runs = counts[k], len(counts)
+        entry.detail = f"{counted(counts[k], 'message')} · {one_line(entry.title)}"
+    else:
+        entry.messages, entry.title, entry.runs = counts[0], result.title, len(counts)
+        entry.detail = _detail(counts[0], result.title, runs=len(counts))
+
+
+#: The exact counts known (``session_counts.CountCache.get``): a file's ``Counted`` while it is unchanged, else None.
+Known = Callable[[str], Any]
+
+
+def _described(section: str, path: Path, label: str, describe: Callable[[Path], tuple[int, str]],
+               known: Known | None, **more: Any) -> Entry:
+    """A session's row: from the exact counts when they are known for the file as it is (its head is then
+    not read), else from ``describe`` (its head), marked estimated."""
+    exact = known(str(path)) if known is not None else None
+    if exact is not None:
+        entry = _session_entry(section, path, label, None, "", **more)
+        apply_counted(entry, exact)
+        return entry
+    try:
+        count, words = describe(path)
+    except OSError as exc:
+        return _unreadable(section, path, exc)
+    return _session_entry(section, path, label, count, words, **more)
+
+
+def claude_entries(home: Path | None = None, limit: int = MAX_SESSIONS, known: Known | None = None) -> list[Entry]:
     out = []
     for path, when in _newest(claude_projects(home), "*/*.jsonl", limit):
-        try:
-            count, words = describe_session(path)
-        except OSError as exc:
-            out.append(_unreadable("claude", path, exc))
-            continue
         project = session_project(path)
         label = f"{project} · {path.stem[:8]}" if project else f"{path.parent.name}/{path.stem[:8]}"
-        out.append(Entry("claude", str(path), one_line(label), _detail(count, words), when=when,
-                         live=written_lately(path)))
+        out.append(_described("claude", path, label, describe_session, known, when=when, live=written_lately(path)))
     return out
 
 
@@ -259,16 +317,11 @@ def describe_rollout(path: Path) -> tuple[int, str]:
     return count, words
 
 
-def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
+def codex_entries(home: Path | None = None, limit: int = MAX_SESSIONS, known: Known | None = None) -> list[Entry]:
     out = []
     for path, when in _newest(codex_sessions(home), "*/*/*/rollout-*.jsonl", limit):
-        try:
-            count, words = describe_rollout(path)
-        except OSError as exc:
-            out.append(_unreadable("codex", path, exc))
-            continue
         label = "/".join(path.parts[-4:-1]) + "/" + path.stem.removeprefix("rollout-")[:19]
-        out.append(Entry("codex", str(path), one_line(label), _detail(count, words), when=when))
+        out.append(_described("codex", path, label, describe_rollout, known, when=when))
     return out
 
 
@@ -280,18 +333,10 @@ def gemini_tmp(home: Path | None = None) -> Path:
 
 
 def gemini_entries(home: Path | None = None, limit: int = MAX_SESSIONS) -> list[Entry]:
-    """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first, with their first words."""
-    out = []
+    """Gemini CLI sessions (``<project>/chats/session-*.json[l]``), newest first. Nothing is read here (a
+    ``.json`` session is one document: its head tells nothing); the count and first words come from the
+    background count, which loads each as Enter does (the format sniffed: the loader finds it Gemini's)."""
     found = [(p, t) for p, t in _newest(gemini_tmp(home), "*/chats/session-*.json*", 1 << 30)
              if p.suffix in (".json", ".jsonl")]
-    for path, when in found[:limit]:
-        label = f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}"
-        try:
-            run = load_runs(str(path), fmt="gemini")[0]
-            detail = f"{counted(len(run.messages), 'message')} · {one_line(run.title())}"
-        except (LoadError, UsageError) as exc:
-            detail = one_line(f"cannot open: {exc}")
-        except OSError as exc:
-            detail = one_line(f"cannot read: {exc.strerror or exc}")
-        out.append(Entry("gemini", str(path), one_line(label), detail, when=when))
-    return out
+    return [_session_entry("gemini", path, f"{path.parent.parent.name[:8]}/{path.stem.removeprefix('session-')[:24]}",
+                           None, "", when=when) for path, when in found[:limit]]

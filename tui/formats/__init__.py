@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 from tui.core import collector
 from tui.core.errors import LoadError, UsageError
@@ -93,6 +94,16 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
         raise LoadError(path, "nested too deeply to read (more levels than turnscope walks)") from None
 
 
+def finish_runs(doc: Document, module: Any, runs: list[Run]) -> list[Run]:
+    """A format's runs as ``load_runs`` gives them: none is an error; a cut-off last line is kept in the meta."""
+    if not runs:
+        raise LoadError(doc.path, f"no run found in this {module.NAME} file", 1, 1)
+    if doc.cut_off is not None:  # the most interesting line of a crashed run: kept, to be read and reported
+        number, line = doc.cut_off
+        runs[0].meta["cut_off"] = {"line": number, "bytes": len(line), "text": line.decode("utf-8", "backslashreplace")}
+    return runs
+
+
 def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None, strict: bool) -> list[Run]:
     doc = read_document(path, strict=strict)
     if fmt is not None:
@@ -102,12 +113,7 @@ def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None
         module = modules[fmt]
     else:
         module = detect(doc)
-    runs = module.load(doc)
-    if not runs:
-        raise LoadError(path, f"no run found in this {module.NAME} file", 1, 1)
-    if doc.cut_off is not None:  # the most interesting line of a crashed run: kept, to be read and reported
-        number, line = doc.cut_off
-        runs[0].meta["cut_off"] = {"line": number, "bytes": len(line), "text": line.decode("utf-8", "backslashreplace")}
+    runs = finish_runs(doc, module, module.load(doc))
     if system is not None or tools is not None:
         attach_sidecars(runs, system, tools)
     return runs

@@ -14,6 +14,7 @@ no params, so every prefix is reconstructed, and each run says so.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.errors import LoadError
@@ -23,7 +24,7 @@ from tui.core.words import counted
 from tui.formats.document import Document, read_document
 from tui.core.client_added import ADDED_KEY
 from tui.core.request_headers import CLIENT_BETAS_KEY
-from tui.formats.transcript.assemble import assemble, client_notes
+from tui.formats.transcript.assemble import Assembled, Assembler, client_notes
 from tui.formats.transcript.attachments import CLAUDE_CODE_SYSTEM_BETA, EXACT_VERSION, rebuild_mode
 from tui.formats.transcript.records import Index, Record, read_index
 from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, sidechain_leaves, thread
@@ -51,15 +52,59 @@ def sniff(doc: Document) -> int:
 
 
 def load(doc: Document, subagents: bool = True) -> list[Run]:
+    return read(doc, subagents).runs
+
+
+@dataclass
+class Session:
+    """A transcript read: its runs, and what follow mode needs to rebuild the main run (``main_run``) after
+    lines are appended: the index, the main thread, its assembler, and the main run's warnings that come
+    after the ones ``_run`` makes (line warnings, unanswered subagents, the file's notes, subagent files)."""
+
+    doc: Document
+    index: Index
+    runs: list[Run]
+    main: Thread | None = None  # the main thread (runs[0]) when the file has one
+    title: str | None = None
+    assembler: Assembler | None = None
+    own: int = 0  # how many of runs[0]'s warnings _run made
+    own_meta: frozenset[str] = frozenset()  # and which meta keys
+    skipped_at: int = -1  # where among the later warnings the skipped-lines note is (or would go)
+    skipped_note: bool = False  # whether there is one
+    tail: list[LoadWarning] = field(default_factory=list)
+    #: message index -> (the stored turn, the turn as sent or None, its warning): each thinking turn checked once
+    sent: dict[int, tuple[Any, Any, Any]] = field(default_factory=dict)
+
+    def keep_tail(self) -> None:
+        """Note the main run's later warnings as they are now (after every step of the load has added its own)."""
+        self.tail = self.runs[0].warnings[self.own:]
+
+    def main_run(self) -> Run:
+        """runs[0] made again from the main thread as it now is (follow mode, after appending to it)."""
+        assert self.main is not None and self.assembler is not None
+        old = self.runs[0]
+        run = _run(self.doc.path, self.index, self.main, self.title, self.assembler.result(), self)
+        note = _skipped_note(self.index)
+        run.warnings += self.tail[:self.skipped_at] + ([note] if note else []) + \
+            self.tail[self.skipped_at + self.skipped_note:]
+        run.meta.update({k: v for k, v in old.meta.items() if k not in self.own_meta})
+        run.source.run_index, run.source.run_count = old.source.run_index, old.source.run_count
+        return run
+
+
+def read(doc: Document, subagents: bool = True) -> Session:
+    """The transcript's runs (``load``), with the state follow mode extends."""
     index = read_index(doc)
     if not index.messages and not sniff(doc):  # forced on a file that is no transcript: say why
         raise doc.not_this_format(NAME, "no line is a 'user' or 'assistant' line with a 'message' object")
     main = [r for r in index.messages if not r.sidechain]
     threads: list[tuple[Thread, str | None]] = []
     chain: set[int] = set()  # the main thread and the parts before its compactions, newest first
+    session = Session(doc, index, [])
     if main:
         first = thread(index, main[-1])
-        threads.append((first, _title(index, first)))
+        session.main, session.title = first, _title(index, first)
+        threads.append((first, session.title))
         threads += _before_compactions(index, first)
         chain = {id(t) for t, _ in threads}
     sides = [thread(index, leaf) for leaf in sidechain_leaves(index)]
@@ -71,7 +116,12 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
     if not main and sides:
         sides.sort(key=lambda t: -len(t.records))
     threads += [(t, None if not main else "subagent: " + _first_words(t)) for t in sides]
-    runs = [_run(doc.path, index, t, title) for t, title in threads if t.records]
+    runs = session.runs
+    for t, title in threads:
+        if t.records:
+            runs.append(_run(doc.path, index, t, title, session=session if t is session.main else None))
+    if runs:
+        session.own, session.own_meta = len(runs[0].warnings), frozenset(runs[0].meta)  # what _run made
     parts = [k for k, (t, _) in enumerate((p for p in threads if p[0].records)) if id(t) in chain]
     for newer, older in zip(parts, parts[1:]):  # each part links to the one before its compaction, and back
         runs[newer].meta[COMPACTED_FROM] = older
@@ -84,19 +134,35 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
                 "written again for a retry, or a subagent stopped before its first answer) is in no run",
                 line=t.records[0].line))
             threads.append((t, None))  # its lines are accounted for: not "abandoned branches"
-        _file_notes(runs[0], index, threads)
+        session.skipped_at = len(runs[0].warnings) - session.own
+        note = _skipped_note(index)
+        if note is not None:
+            runs[0].warnings.append(note)
+            session.skipped_note = True
+        _abandoned_notes(runs[0], index, threads)
     if subagents and main:
         runs += _subagent_files(doc.path, runs[0] if runs else None)
     for k, run in enumerate(runs):
         run.source.run_index, run.source.run_count = k, len(runs)
-    return runs
+    if runs:
+        session.keep_tail()
+    return session
 
 
-def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
+def _run(path: str, index: Index, t: Thread, title: str | None, built: Assembled | None = None,
+         session: Session | None = None) -> Run:
+    """The run of one thread; ``built``: its lines already assembled; ``session``: the session that keeps
+    this thread's assembler (the main thread's, which follow mode goes on adding to)."""
     version = index.facts.get("version")
     mode = rebuild_mode(version)
     client, compared = mode is not None, mode == EXACT_VERSION
-    built = assemble(t.records, client, compared)
+    if built is None:
+        making = Assembler(client, compared)
+        for record in t.records:
+            making.add(record)
+        built = making.result()
+        if session is not None:
+            session.assembler = making
     warnings = [LoadWarning(RECONSTRUCTED_NOTE)]
     warnings += client_notes(built, client, version if isinstance(version, str) else None, compared)
     if t.stop == COMPACTED and t.boundary is not None:
@@ -120,15 +186,15 @@ def _run(path: str, index: Index, t: Thread, title: str | None) -> Run:
     if built.moved_results:
         warnings.append(LoadWarning(f"{counted(built.moved_results, 'user turn')}: tool results put before the other "
                                     "blocks written with them, as the API requires"))
+    cache = session.sent if session is not None else {}
     for i in built.thinking:
-        stored, sent = built.messages[i], _as_sent(built.messages[i])
-        if sent is not None:
-            ahead = ", ".join(map(_block_name, stored["content"][:len(stored["content"]) - len(sent["content"]) + 1]))
-            built.messages[i] = sent
-            warnings.append(LoadWarning(
-                f"message {i}: rebuilt as sent: the transcript stores the turn as [{ahead}, ...], a whitespace-only "
-                "text block ahead of the thinking, which Claude Code leaves out when it sends the turn back (the API "
-                "requires thinking first); the block is not in the request shown", index=i))
+        stored = built.messages[i]
+        known = cache.get(i)
+        if known is None or known[0] is not stored:  # the turn at i, as sent, worked out once (follow mode asks again)
+            known = cache[i] = (stored, *_sent_as(i, stored))
+        if known[1] is not None:
+            built.messages[i] = known[1]
+            warnings.append(known[2])
     for line in built.synthetic:
         warnings.append(LoadWarning("skipped an assistant line Claude Code wrote itself (an API error or "
                                     "placeholder, not a model answer)", line=line))
@@ -195,10 +261,14 @@ def _last_message_before(index: Index, boundary: Record) -> Record | None:
     return record
 
 
-def _file_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]) -> None:
-    if index.skipped:
-        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(index.skipped.items(), key=lambda kv: -kv[1]))
-        run.warnings.append(LoadWarning(f"skipped lines not sent to the model: {kinds}"))
+def _skipped_note(index: Index) -> LoadWarning | None:
+    if not index.skipped:
+        return None
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(index.skipped.items(), key=lambda kv: -kv[1]))
+    return LoadWarning(f"skipped lines not sent to the model: {kinds}")
+
+
+def _abandoned_notes(run: Run, index: Index, threads: list[tuple[Thread, str | None]]) -> None:
     used: set[int] = set()
     for t, _ in threads:
         used.update(map(id, t.records))
@@ -248,6 +318,17 @@ def _subagent_files(path: str, main: Run | None) -> list[Run]:
             main.warnings.append(LoadWarning(f"{counted(len(runs), 'subagent run')} read from {folder} (`turnscope list`)"))
         main.warnings += [LoadWarning(f"subagent file not read: {problem}") for problem in problems]
     return runs
+
+
+def _sent_as(i: int, stored: Any) -> tuple[Any, LoadWarning | None]:
+    sent = _as_sent(stored)
+    if sent is None:
+        return None, None
+    ahead = ", ".join(map(_block_name, stored["content"][:len(stored["content"]) - len(sent["content"]) + 1]))
+    return sent, LoadWarning(
+        f"message {i}: rebuilt as sent: the transcript stores the turn as [{ahead}, ...], a whitespace-only "
+        "text block ahead of the thinking, which Claude Code leaves out when it sends the turn back (the API "
+        "requires thinking first); the block is not in the request shown", index=i)
 
 
 def _as_sent(message: Any) -> dict[str, Any] | None:

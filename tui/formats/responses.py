@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.run import ModelCall
-from tui.formats.chat.convert import CallIds, Converted, arguments_input, image_block
+from tui.formats.chat.convert import CallIds, Converted, arguments_input, call_notes, image_block
 
 #: Item types that a model call outputs.
 OUTPUT_TYPES = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call",
@@ -198,12 +198,7 @@ class Builder:
                               "as the Messages API requires")
         if self.empty:
             self.notes.append(f"{self.empty} empty text part(s) left out (the Messages API rejects empty text)")
-        if self._conv.renamed:
-            self.notes.append(f"{self._conv.renamed} call id(s) renamed (used twice, or holding characters Anthropic "
-                              "ids cannot)")
-        if self._conv.bad_arguments:
-            self.notes.append(f"{self._conv.bad_arguments} function call(s) whose arguments are not a JSON object: "
-                              "the raw text is kept as input._raw_arguments")
+        self.notes.extend(call_notes(self._conv))
         if self.skipped:
             kinds = ", ".join(f"{n} {kind}" for kind, n in self.skipped.items())
             self.notes.append(f"items that are not messages or tool calls, left out: {kinds}")

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import work
 from textual.geometry import Size
 from textual.message import Message
+from textual.worker import Worker, get_current_worker
 
 from tui.app import keys
 from tui.app.render import styles as palette
@@ -47,6 +48,8 @@ class LineView(CursorRows):
         self._parts: list[Part] = []
         self._doc = PartLayout([], 0)
         self.highlight: str | None = None
+        #: The wrap worker running, the width it wraps at and its parts (by id, held so the ids stay theirs).
+        self._wrapping: tuple[Worker, int, dict[int, Wrapped]] | None = None
 
     # -- content -------------------------------------------------------------------------
 
@@ -93,14 +96,25 @@ class LineView(CursorRows):
         self.refresh()
         width = self._doc.width
         pending = [p for p in self._parts if isinstance(p, Wrapped) and p.pending(width)]
-        if pending:
-            self._prepare(pending, width)
+        if pending and not self._wrapping_already(pending, width):
+            self._wrapping = (self._prepare(pending, width), width, {id(p): p for p in pending})
+
+    def _wrapping_already(self, pending: list[Wrapped], width: int) -> bool:
+        """Whether the running wrap worker does this work already (a layout again at the same width, the
+        same big blocks: a step back, a fold opened elsewhere): it is kept, not restarted from the start."""
+        if self._wrapping is None:
+            return False
+        worker, at, parts = self._wrapping
+        return not worker.is_finished and at == width and all(parts.get(id(p)) is p for p in pending)
 
     # -- big blocks wrap off the UI thread -----------------------------------------------
 
     @work(thread=True, exclusive=True, group="wrap")
     def _prepare(self, parts: list[Wrapped], width: int) -> None:
+        worker = get_current_worker()
         for part in parts:
+            if worker.is_cancelled:  # replaced by a newer one (another width, other blocks): it says when done
+                return
             part.prepare(width)
         self.post_message(self.Prepared())
 

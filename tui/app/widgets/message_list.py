@@ -53,7 +53,8 @@ class MessageList(CursorRows):
     HELP = ("The message list: index, role, producer (caller, model call k, loop), the blocks of each "
             "message (a tool call as the tool and its telling argument, a result as the tool it answers), its "
             "stop_reason, and ✗ (error) or △ (warning) where the grammar check found something, ◦ a "
-            "provenance note. Once counted, each row a model call produced shows the input tokens of its request "
+            "provenance note. In a branch file, * marks the edited message N and + each message the branch "
+            "added. Once counted, each row a model call produced shows the input tokens of its request "
             "(~ marks an offline estimate, = a count_tokens count, a plain number the usage the provider "
             "recorded). L adds each model call's time as recorded (~ where derived from a transcript's line times). The last "
             "row is the next request. Down/Up (j/k) step one message; Enter moves into the view beside the list.")
@@ -147,7 +148,9 @@ class MessageList(CursorRows):
         producer = view.producers[i]
         label_width = len(f"call {len(view.run.calls)}")
         stop = view.stop_reason(i) or ""
-        head = Text.assemble((mark, mark_style), " ", (str(i).rjust(digits), palette.DIM), " ",
+        new = view.branch_mark(i)  # a branch file: + on the rows the branch added, * on the edited message
+        head = Text.assemble((mark, mark_style), (new, palette.WARNING if new != " " else ""),
+                             (str(i).rjust(digits), palette.DIM), " ",
                              (role.ljust(9), palette.ROLE.get(role, "")), " ",
                              (producer.label.ljust(label_width), palette.PRODUCER.get(producer.kind, palette.DIM)), " ")
         if view.analyses.report is not None:  # the input tokens of the request that produced i

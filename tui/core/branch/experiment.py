@@ -143,10 +143,28 @@ class Experiment:
         branch = self.branch(arm, k)
         return runner.is_finished(branch) or branch.lineage.get("status") in DONE
 
+    def event(self) -> Event | None:
+        """The event the experiment file names (``--event``, or chosen in the app), if any."""
+        return Event.parse(self.doc["event"]) if self.doc.get("event") else None
+
     def tally(self, event: Event | None = None) -> dict[str, Any]:
         """The summary of every sample saved so far (``tally.summary``), plus the original run's row."""
-        if event is None and self.doc.get("event"):
-            event = Event.parse(self.doc["event"])
+        return self.summarise(*self.outcomes(event))
+
+    def summarise(self, arms: list[Arm], original: Sample | None, event: Event | None) -> dict[str, Any]:
+        """``tally`` of outcomes already read (``outcomes``): the app reads them once for its rows and this."""
+        temperature = self.parent.params.get("temperature") if self.parent is not None and self.parent.params else None
+        doc = summary(arms, original, event, temperature)
+        doc.update({"experiment": str(self.path), "at": self.at, "model": self.doc.get("model"),
+                    "samples": self.doc.get("samples"), "estimate": self.doc.get("estimate"),
+                    "files": {arm: [str(self.sample_path(arm, k)) for k in range(len(self.doc["arms"][arm]))]
+                              for arm in self.arms}})
+        return doc
+
+    def outcomes(self, event: Event | None = None) -> tuple[list[Arm], Sample | None, Event | None]:
+        """Every sample's outcome so far, per arm (one ``Sample`` each), and the original run's."""
+        if event is None:
+            event = self.event()
         arms = []
         for arm in self.arms:
             out = Arm(arm)
@@ -161,13 +179,7 @@ class Experiment:
         if self.parent is not None:
             last = self.parent.calls[-1].stop_reason if self.parent.calls else None
             original = Sample.of(self.parent, self.at, event, self.parent.source.path, status=str(last or "end_turn"))
-        temperature = self.parent.params.get("temperature") if self.parent is not None and self.parent.params else None
-        doc = summary(arms, original, event, temperature)
-        doc.update({"experiment": str(self.path), "at": self.at, "model": self.doc.get("model"),
-                    "samples": self.doc.get("samples"), "estimate": self.doc.get("estimate"),
-                    "files": {arm: [str(self.sample_path(arm, k)) for k in range(len(self.doc["arms"][arm]))]
-                              for arm in self.arms}})
-        return doc
+        return arms, original, event
 
 
 def create(parent: Run, at: int, patch: list[Any], *, samples: int, control: bool, resolver: str,

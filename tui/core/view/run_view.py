@@ -199,6 +199,19 @@ class RunView:
                     names[str(block.get("id"))] = str(block.get("name"))
         return names
 
+    @property
+    def branch_at(self) -> int | None:
+        """The branch index of a branch file (its lineage's ``at``): the rows after it are new; None for a run."""
+        at = (self.run.lineage or {}).get("at") if isinstance(self.run.lineage, dict) else None
+        return at if isinstance(at, int) and not isinstance(at, bool) else None
+
+    def branch_mark(self, i: int) -> str:
+        """``+`` on a message the branch added (after its index), ``*`` on the edited message N, else a space."""
+        at = self.branch_at
+        if at is None or i < at:
+            return " "
+        return "*" if i == at else "+"
+
     def role(self, i: int) -> str:
         message = self.run.messages[i]
         role = message.get("role") if isinstance(message, dict) else None

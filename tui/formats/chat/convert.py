@@ -73,16 +73,24 @@ def convert(source: list[Any]) -> Converted:
         strings = all(isinstance(s, str) for s in systems)
         out.system = "\n\n".join(systems) if strings else [b for s in systems for b in _as_blocks(s)]
         out.notes.append(f"{len(systems)} system messages joined into one system prompt")
-    if out.renamed:
-        out.notes.append(f"{counted(out.renamed, 'tool-call id')} renamed (used again in a later turn, or holding characters "
-                         "Anthropic ids cannot): Anthropic wants every tool_use id unique")
-    if out.bad_arguments:
-        out.notes.append(f"{counted(out.bad_arguments, 'tool call')} whose arguments are not a JSON object: the raw text is "
-                         "kept as input._raw_arguments")
+    out.notes.extend(call_notes(out))
     if out.repeated_results:
         out.notes.append(f"{counted(out.repeated_results, 'tool message')} answered several tool_call_ids: the same content "
                          "is the result of each")
     return out
+
+
+def call_notes(out: Converted) -> list[str]:
+    """The notes on the tool calls a conversion had to change: ids renamed, arguments that were not an object
+    (shared by every converter that hands its calls to ``CallIds`` and ``arguments_input``)."""
+    notes = []
+    if out.renamed:
+        notes.append(f"{counted(out.renamed, 'tool-call id')} renamed (used again in a later turn, or holding characters "
+                     "Anthropic ids cannot): Anthropic wants every tool_use id unique")
+    if out.bad_arguments:
+        notes.append(f"{counted(out.bad_arguments, 'tool call')} whose arguments are not a JSON object: the raw text is "
+                     "kept as input._raw_arguments")
+    return notes
 
 
 class CallIds:

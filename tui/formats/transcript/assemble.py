@@ -49,65 +49,91 @@ class Assembled:
 
 def assemble(records: list[Record], client: bool = False, compared: bool = True) -> Assembled:
     """``compared``: the version's requests were compared, so pieces rebuilt from a line are REBUILT (else APPROXIMATE)."""
-    out = Assembled()
-    rebuilt = REBUILT if compared else APPROXIMATE
-    system_at = -1  # the system message the last attachment went into
-    answer: list[Record] = []
-    answer_key: object = None  # the message.id (or uuid) the answer's lines share
-    answer_at = -1
-    pending: list[Record] = []
-    before: str | None = None  # timestamp of the line before the current answer
-    last_stamp: str | None = None
+    assembler = Assembler(client, compared)
     for record in records:
+        assembler.add(record)
+    return assembler.result()
+
+
+class Assembler:
+    """``assemble`` one line at a time: ``add`` each of a thread's lines in file order, and ``result()``
+    gives what ``assemble`` gives for the lines added so far, as often as asked (follow mode adds
+    the lines appended to a session and asks again; nothing before them is walked again)."""
+
+    def __init__(self, client: bool = False, compared: bool = True):
+        self.out = Assembled()
+        self.client = client
+        self.rebuilt = REBUILT if compared else APPROXIMATE
+        self.system_at = -1  # the system message the last attachment went into
+        self.answer: list[Record] = []
+        self.answer_key: object = None  # the message.id (or uuid) the answer's lines share
+        self.answer_at = -1
+        self.pending: list[Record] = []
+        self.before: str | None = None  # timestamp of the line before the current answer
+        self.last_stamp: str | None = None
+        self.first_stamp: str | None = None  # of the first user line with one: the context reminder's date
+
+    def add(self, record: Record) -> None:
+        out = self.out
+        if self.first_stamp is None and record.kind == "user" and record.timestamp:
+            self.first_stamp = record.timestamp
         if record.kind == "attachment":
-            words = render(record.content) if client else None
+            words = render(record.content) if self.client else None
             if words is None:
                 out.not_rebuilt.append((record.line, kind_of(record.content)))
-                continue
-            if pending:
-                _flush_user(out, pending)
-                pending = []
-            if system_at == len(out.messages) - 1 >= 0:
-                out.messages[system_at] = {"role": "system", "content": out.messages[system_at]["content"] + "\n\n" + words}
+                return
+            if self.pending:
+                _flush_user(out, self.pending)
+                self.pending = []
+            if self.system_at == len(out.messages) - 1 >= 0:
+                out.messages[self.system_at] = {"role": "system",
+                                                "content": out.messages[self.system_at]["content"] + "\n\n" + words}
             else:
-                system_at = len(out.messages)
+                self.system_at = len(out.messages)
                 out.messages.append({"role": "system", "content": words})
-                out.added[str(system_at)] = rebuilt
-            last_stamp = record.timestamp or last_stamp
-            continue
+                out.added[str(self.system_at)] = self.rebuilt
+            self.last_stamp = record.timestamp or self.last_stamp
+            return
         if record.kind == "assistant":
             if record.flags & (API_ERROR | SYNTHETIC):
                 out.synthetic.append(record.line)
-                continue
+                return
             key = record.key or record.uuid
-            if answer and key == answer_key:
-                answer.append(record)
-                last_stamp = record.timestamp or last_stamp
-                continue
-            if answer:
-                _close_answer(out, answer, answer_at, before)
-            if pending:
-                _flush_user(out, pending)
-                pending = []
-            answer, answer_key, answer_at, before = [record], key, len(out.messages), last_stamp
+            if self.answer and key == self.answer_key:
+                self.answer.append(record)
+                self.last_stamp = record.timestamp or self.last_stamp
+                return
+            if self.answer:
+                _close_answer(out, self.answer, self.answer_at, self.before)
+            if self.pending:
+                _flush_user(out, self.pending)
+                self.pending = []
+            self.answer, self.answer_key, self.answer_at, self.before = [record], key, len(out.messages), self.last_stamp
             out.messages.append(None)  # filled when the answer is complete
         else:
             if record.flags & TRANSCRIPT_ONLY and not record.flags & COMPACT_SUMMARY:
                 out.transcript_only.append(record.line)
-                continue
-            pending.append(record)
-        last_stamp = record.timestamp or last_stamp
-    _close_answer(out, answer, answer_at, before)
-    _flush_user(out, pending)
-    if client:
-        _add_context(out, records)
-    return out
+                return
+            self.pending.append(record)
+        self.last_stamp = record.timestamp or self.last_stamp
+
+    def result(self) -> Assembled:
+        """The lines added so far, assembled: the answer still open closed, the user lines pending made a turn
+        (in a copy: the next ``add`` goes on from where the lines left off)."""
+        out = self.out
+        done = Assembled(list(out.messages), list(out.calls), out.merged_answers, out.merged_users, out.moved_results,
+                         list(out.synthetic), list(out.thinking), list(out.transcript_only), dict(out.added),
+                         list(out.not_rebuilt))
+        _close_answer(done, self.answer, self.answer_at, self.before)
+        _flush_user(done, self.pending)
+        if self.client:
+            _add_context(done, self.first_stamp)
+        return done
 
 
-def _add_context(out: Assembled, records: list[Record]) -> None:
+def _add_context(out: Assembled, stamp: str | None) -> None:
     """The user's context reminder, as the first block of message 0 (Claude Code adds it to every request)."""
     first = out.messages[0] if out.messages else None
-    stamp = next((r.timestamp for r in records if r.kind == "user" and r.timestamp), None)
     block = context_reminder(stamp)
     if not isinstance(first, dict) or first.get("role") != "user" or block is None:
         return

@@ -164,6 +164,15 @@ class Index:
             value = self.doc.bad_line(line, number)
         return value if type(value) is dict else None
 
+    def forget(self, uuid: str) -> None:
+        """A line with this uuid was just read: an earlier look-up of it (found elsewhere, or not at all) is stale."""
+        if self._made:
+            self._made.pop(uuid, None)
+
+    def looked_up(self, uuid: str) -> bool:
+        """Whether a thread walk has looked this uuid up among the unread lines (found or not)."""
+        return uuid in self._made
+
     @property
     def nodes(self) -> dict[str, Record]:
         """Every line with a uuid (the tree ``parentUuid`` draws), each progress line parsed: for tests."""

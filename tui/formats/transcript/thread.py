@@ -30,6 +30,7 @@ class Thread:
     dangling: str | None = None  # the missing parent's uuid
     siblings: int = 0  # lines taken from sibling branches
     notes: list[str] = field(default_factory=list)
+    path: list[Record] = field(default_factory=list)  # the spine: every line from the start to the last, in order
 
 
 def spine(index: Index, leaf: Record) -> tuple[list[Record], str, Record | None, str | None]:
@@ -95,7 +96,7 @@ def thread(index: Index, leaf: Record) -> Thread:
                 uuids.add(picked.uuid)
     records = [chosen[line] for line in sorted(chosen)]
     spined = on_spine + sum(1 for r in path if r.kind == "attachment")
-    return Thread(records, stop, boundary, dangling, len(records) - spined)
+    return Thread(records, stop, boundary, dangling, len(records) - spined, path=path)
 
 
 def sidechain_leaves(index: Index) -> list[Record]:

@@ -12,11 +12,14 @@ block). ``ctrl+s`` shows the RFC 6902 patch and what will be sent, then starts t
 where they apply (``check_action``) and not while the JSON editor has the keys. Sending asks
 for the API key first (nothing is saved without one), shows ``ReviewScreen`` (step limit and
 resolver), then hashes the parent and saves the branch file in a worker (``runner.start``)
-and opens ``BranchRunScreen``. The edits themselves are in ``tui.core.branch.edit``.
+and opens ``BranchRunScreen``; with K > 1 samples chosen in the review it saves the experiment
+(``tui.core.branch.experiment.create``) and opens ``ExperimentScreen``. The edits themselves are in
+``tui.core.branch.edit``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 
 from rich.text import Text
@@ -28,7 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from tui.app import keys
-from tui.app.app_messages import OpenBranchRun
+from tui.app.app_messages import OpenBranchRun, OpenExperiment
 from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import finding_lines
@@ -36,7 +39,7 @@ from tui.app.screens.branch.review import ReviewChoice, ReviewScreen
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.widgets.target_list import TargetList
 from tui.core import jsonio
-from tui.core.branch import api, runner, store
+from tui.core.branch import api, experiment as experiments, runner, store
 from tui.core.branch import patch as patches
 from tui.core.branch.edit import EditSession, Key, Verdict, verdict_for
 from tui.core.errors import LoadError, UsageError
@@ -67,9 +70,10 @@ def json_language() -> str | None:
 
 
 class BranchStarted(Message):
-    """The branch file is saved (``branch``), or why it could not be (``error``)."""
+    """The branch file (or, with K samples, the experiment) is saved (``branch``), or why it could not be."""
 
-    def __init__(self, branch: runner.Branch | None, error: str | None, choice: ReviewChoice) -> None:
+    def __init__(self, branch: runner.Branch | experiments.Experiment | None, error: str | None,
+                 choice: ReviewChoice) -> None:
         super().__init__()
         self.branch = branch
         self.error = error
@@ -424,7 +428,10 @@ class BranchEditorScreen(FittedFooter, Screen):
         screen = ReviewScreen(parent=self.run.source.path, at=self.at,
                               dropped=len(self.run.messages) - self.at - 1, model=str(doc.get("model")),
                               patch=self.session.patch(), verdict=verdict, max_steps=runner.DEFAULT_MAX_STEPS,
-                              saving_to=str(store.branches_root(self.data_dir)))
+                              saving_to=str(store.branches_root(self.data_dir)), temperature=doc.get("temperature"),
+                              estimate=functools.partial(experiments.request_estimate, self.run, self.at,
+                                                         self.session.patch(), control_patch(self.session.patch()),
+                                                         1, True))
 
         def answer(choice: ReviewChoice | None) -> None:
             if choice is not None and not self._starting:
@@ -436,17 +443,24 @@ class BranchEditorScreen(FittedFooter, Screen):
 
     @work(thread=True, exclusive=True, group="branch-start")
     def _start(self, patch: list, choice: ReviewChoice) -> None:
-        """Hash the parent, apply and check the patch, save the branch file (the runner sends nothing yet)."""
+        """Hash the parent, apply and check the patch, save the branch file (the runner sends nothing yet);
+        with K > 1 samples, the experiment file and every sample's branch file (``experiment.create``)."""
         try:
             sha = store.sha256_of(self.run.source.path)
-            branch = runner.start(self.run, self.at, patch, resolver=choice.resolver, parent_sha=sha,
-                                  max_steps=choice.max_steps, data_dir=self.data_dir, sidecars=self.sidecars)
+            if choice.samples > 1:
+                made = experiments.create(self.run, self.at, patch, samples=choice.samples, control=choice.control,
+                                          resolver=choice.resolver, parent_sha=sha, max_steps=choice.max_steps,
+                                          control_patch=control_patch(patch), event=choice.event,
+                                          data_dir=self.data_dir, sidecars=self.sidecars)
+            else:
+                made = runner.start(self.run, self.at, patch, resolver=choice.resolver, parent_sha=sha,
+                                    max_steps=choice.max_steps, data_dir=self.data_dir, sidecars=self.sidecars)
         except (UsageError, LoadError) as exc:
             self.post_message(BranchStarted(None, str(exc), choice))
         except OSError as exc:
             self.post_message(BranchStarted(None, f"cannot save the branch: {exc.strerror or exc}", choice))
         else:
-            self.post_message(BranchStarted(branch, None, choice))
+            self.post_message(BranchStarted(made, None, choice))
 
     def on_branch_started(self, message: BranchStarted) -> None:
         self._starting = False
@@ -456,4 +470,12 @@ class BranchEditorScreen(FittedFooter, Screen):
                         markup=False, timeout=10)
             return
         choice = message.choice
+        if isinstance(message.branch, experiments.Experiment):
+            self.post_message(OpenExperiment(message.branch))
+            return
         self.post_message(OpenBranchRun(message.branch, choice.max_steps, choice.built))
+
+
+def control_patch(patch: list) -> list:
+    """The control arm's patch: the edit's model change only, so the arms differ by the edit alone."""
+    return [op for op in patch if isinstance(op, dict) and op.get("path") == "/model"]
