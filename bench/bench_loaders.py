@@ -169,6 +169,39 @@ def timed(argv: list[str]) -> tuple[float, float, int]:
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
 
+Try = tuple[float, float, int]
+
+
+def interleaved(argvs: list[list[str]], repeat: int) -> list[list[Try]]:
+    """``repeat`` rounds of every command in turn, each a fresh process (``timed``): a busy moment on the
+    shared machine hits all of them alike. One list of tries per command."""
+    tries: list[list[Try]] = [[] for _ in argvs]
+    for _ in range(repeat):
+        for argv, kept in zip(argvs, tries):
+            kept.append(timed(argv))
+    return tries
+
+
+def medians(tries: list[Try]) -> tuple[float, float]:
+    """Median wall and median CPU seconds of some tries."""
+    return statistics.median(t[0] for t in tries), statistics.median(t[1] for t in tries)
+
+
+def per_try(tries: list[Try], floors: list[Try]) -> tuple[float, float]:
+    """The lowest and highest wall ratio of a try to the floor's try of the same round."""
+    ratios = sorted(t[0] / f[0] for t, f in zip(tries, floors))
+    return ratios[0], ratios[-1]
+
+
+def compiled() -> None:
+    """turnscope's modules byte-compiled before timing, as an installed package has them: with
+    PYTHONDONTWRITEBYTECODE set (as on the team's machine) every process would otherwise compile
+    them from source again, a cost no user's ``pip install`` pays."""
+    import compileall
+
+    compileall.compile_dir(str(REPO / "tui"), quiet=1)
+
+
 def peak_of_check(path: Path) -> int:
     """The check's own high-water mark in bytes: ru_maxrss (from wait4 or getrusage) also counts the pages
     the child shared with this big process between fork and exec; VmHWM belongs to the exec'd image only."""
@@ -196,14 +229,10 @@ def main() -> None:
         lines = path.read_bytes().count(b"\n")
         floor_argv = [sys.executable, "-c", FLOOR, str(path)]
         check_argv = [sys.executable, "-m", "tui", "check", str(path)]
-        floors, checks = [], []
-        for _ in range(args.repeat):  # interleaved: a busy moment on the shared machine hits both alike
-            floors.append(timed(floor_argv))
-            checks.append(timed(check_argv))
+        floors, checks = interleaved([floor_argv, check_argv], args.repeat)
         code = checks[-1][2]
-        floor_wall, floor_cpu = (statistics.median(t[k] for t in floors) for k in (0, 1))
-        wall, cpu = (statistics.median(t[k] for t in checks) for k in (0, 1))
-        ratios = sorted(c[0] / f[0] for c, f in zip(checks, floors))
+        (floor_wall, floor_cpu), (wall, cpu) = medians(floors), medians(checks)
+        ratios = per_try(checks, floors)
         peak = peak_of_check(path)
         size = path.stat().st_size
         missed = missed or wall / floor_wall > 2 or peak / size > 6

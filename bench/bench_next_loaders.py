@@ -14,7 +14,8 @@ like the real ones in ../shared/realruns/next:
 - a HAR recording of one long Messages API conversation (every entry the whole request as posted
   and the JSON answer), with unrelated GETs between the calls.
 
-For each file, ``--repeat`` interleaved tries of three whole processes (interpreter start-up and
+turnscope's modules are byte-compiled first (``bench_loaders.compiled``), as an installed package has
+them. For each file, ``--repeat`` interleaved tries of three whole processes (interpreter start-up and
 imports on all sides): a bare parse of the same bytes, values dropped; turnscope's loading (what
 ``turnscope FILE`` does before it draws: ``tui.formats.load_runs``); and ``turnscope check FILE``
 (loading, the grammar and the content scan for hidden text and secrets, shown beside it).
@@ -29,11 +30,10 @@ loading within 2x (the bound the issue sets for loading). Exit 1 when it is miss
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import io
 import os
-import statistics
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -41,10 +41,9 @@ import orjson
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / "out"
-_spec = importlib.util.spec_from_file_location("bench_loaders", REPO / "bench" / "bench_loaders.py")
-bench_loaders = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_loaders)  # type: ignore[union-attr]
-_text, timed = bench_loaders._text, bench_loaders.timed
+sys.path.insert(0, str(REPO / "bench"))
+# the loader benches' one way to time whole processes, interleaved, and take their medians
+from bench_loaders import _text, compiled, interleaved, medians, per_try  # noqa: E402
 
 
 def rollout(path: Path, megabytes: int) -> None:
@@ -207,6 +206,7 @@ def main() -> None:
     parser.add_argument("--only", help="just the file whose name holds this (codex, .json, .eval, har)")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    compiled()
     missed = False
     for name, filename, build, floor in FILES:
         if args.only and args.only not in name and args.only not in filename:
@@ -217,25 +217,21 @@ def main() -> None:
         floor_argv = [sys.executable, "-c", FLOORS[floor], str(path)]
         load_argv = [sys.executable, "-c", LOAD, str(path)]
         check_argv = [sys.executable, "-m", "tui", "check", str(path)]
-        floors, loads, checks = [], [], []
-        for _ in range(args.repeat):  # interleaved: a busy moment on the shared machine hits all alike
-            floors.append(timed(floor_argv))
-            loads.append(timed(load_argv))
-            checks.append(timed(check_argv))
+        floors, loads, checks = interleaved([floor_argv, load_argv, check_argv], args.repeat)
         code = checks[-1][2]
-        floor_wall, floor_cpu = (statistics.median(t[k] for t in floors) for k in (0, 1))
+        floor_wall, floor_cpu = medians(floors)
         print(f"{name}: {path.stat().st_size / 1e6:,.1f} MB ({path})")
         print(f"  bare parse, whole process: {floor_wall:.3f} s wall, {floor_cpu:.3f} s CPU")
         for what, tries, target in (("turnscope loading", loads, 2.0), (f"turnscope check (exit {code})", checks, None)):
-            wall, cpu = (statistics.median(t[k] for t in tries) for k in (0, 1))
-            ratios = sorted(c[0] / f[0] for c, f in zip(tries, floors))
+            wall, cpu = medians(tries)
+            low, high = per_try(tries, floors)
             if target is not None:
                 missed = missed or wall / floor_wall > target
             print(f"  {what}, whole process: {wall:.3f} s wall, {cpu:.3f} s CPU; ratio of medians "
                   f"{wall / floor_wall:.2f}x wall, {cpu / floor_cpu:.2f}x CPU"
-                  f"{f' (target <= {target:g}x)' if target else ''}; per try {ratios[0]:.2f}x to {ratios[-1]:.2f}x wall")
+                  f"{f' (target <= {target:g}x)' if target else ''}; per try {low:.2f}x to {high:.2f}x wall")
     print(f"(medians of {args.repeat} interleaved tries; load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs)")
+          f"{os.cpu_count()} CPUs; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; turnscope byte-compiled first)")
     raise SystemExit(1 if missed else 0)
 
 

@@ -27,6 +27,12 @@ pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:Depre
 REFUND_CALL = {"order_id": "4471", "amount_cents": 8900}
 
 
+@pytest.fixture(autouse=True)
+def always_confirm(monkeypatch):
+    """Every experiment here is confirmed before it is sent (threshold 0), unless a test sets another."""
+    monkeypatch.setenv("TURNSCOPE_CONFIRM_TOKENS", "0")
+
+
 def _edited(body) -> bool:
     return body["messages"][4]["content"][0].get("is_error") is True
 
@@ -58,6 +64,19 @@ def _no_key_anywhere(root):
             assert DUMMY_KEY.encode() not in path.read_bytes(), path
 
 
+async def _send_confirmed(pilot, asking: str = "") -> ExperimentScreen:
+    """Enter in the review, then y to the cost confirmation (holding ``asking``): the experiment screen."""
+    app = pilot.app
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
+    if asking:
+        await until_text(pilot, asking)
+    await type_text(pilot, "y")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+    return app.screen
+
+
 async def _reviewed(pilot) -> ReviewScreen:
     await open_editor(pilot)
     await policy_error(pilot)
@@ -66,7 +85,7 @@ async def _reviewed(pilot) -> ReviewScreen:
     return pilot.app.screen
 
 
-async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, tmp_path):
+async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, tmp_path, monkeypatch):
     api_env.responder = Script()
     app = branch_app(tmp_path)
     async with app.run_test(size=(120, 50)) as pilot:
@@ -84,6 +103,7 @@ async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, 
         assert (f"about {estimate['input_tokens']:,} input tokens for the first calls = {per['edited']:,} x 3 "
                 f"(edited) + {per['control']:,} x 3 (control)") in re.sub(r"\s+", " ", shown)
         assert "temperature 0" not in shown  # the refund run sets none: the API's default samples
+        monkeypatch.setenv("TURNSCOPE_CONFIRM_TOKENS", str(estimate["input_tokens"] - 1))  # just above: asked
         await pilot.press("c")  # without the control: K x 1 arm
         shown = await until_text(pilot, "samples 3 without a control")
         assert f"= {per['edited']:,} x 3 (edited);" in re.sub(r"\s+", " ", shown)
@@ -101,12 +121,7 @@ async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, 
         await pilot.press("escape")  # not confirmed: nothing is sent, the dialog stays
         await until_text(pilot, "not sent: the experiment was not confirmed")
         assert app.screen is dialog and api_env.requests == []
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot)
         screen = app.screen
         done = await until_text(pilot, "all 6 samples done")
         assert DUMMY_KEY not in done
@@ -160,6 +175,24 @@ async def test_temperature_0_is_said_before_sending_and_manual_is_refused_for_k_
         assert isinstance(app.screen, ReviewScreen) and api_env.requests == []
 
 
+async def test_an_experiment_at_or_under_the_threshold_is_sent_without_asking(api_env, tmp_path, monkeypatch):
+    api_env.responder = Script()
+    parent = open_run(str(REFUND))
+    edit = patches.tool_error(patches.base_document(parent, 4), "toolu_01Ef", "policy service unavailable (503)")
+    cost = experiments.request_estimate(parent, 4, edit, [], 2, False)["input_tokens"]
+    monkeypatch.setenv("TURNSCOPE_CONFIRM_TOKENS", str(cost))  # the cost is exactly the threshold: not above
+    app = branch_app(tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await _reviewed(pilot)
+        await pilot.press("s", "c")  # K = 2, the control off
+        shown = await until_text(pilot, f"about {cost:,} input tokens for the first calls")
+        assert "samples 2 without a control" in shown  # the cost is still on the dialog
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await until_text(pilot, "all 2 samples done")
+        assert len(api_env.requests) >= 2  # sent, with no confirmation asked on the way
+
+
 async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env, tmp_path):
     api_env.responder = Script(stall=True)
     app = branch_app(tmp_path)
@@ -167,11 +200,7 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
         await _reviewed(pilot)
         await pilot.press("s")
         await until_text(pilot, "samples 2 with a control")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot)
         screen = app.screen
         await until(pilot, lambda: api_env.stalled.is_set(), what="a sample in flight")
         assert "0 of 4 samples done" in screen_text(app)
@@ -206,12 +235,7 @@ async def test_a_sample_the_api_refused_shows_the_api_words_and_can_be_continued
         await _reviewed(pilot)
         await pilot.press("s", "c")  # two samples, no control
         await until_text(pilot, "samples 2 without a control")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await until_text(pilot, "Send 2 branches (2 edited)?")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot, asking="Send 2 branches (2 edited)?")
         shown = await until_text(pilot, "ended: 0 of 2 samples done")
         assert shown.count("✗ api_error") == 2
         assert "the API answered 400 invalid_request_error: messages.4: the policy is" in shown
@@ -244,11 +268,7 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
         assert "s More samples" in keys_row and "esc Back to editing" in keys_row  # the dialog's footer, whole
         shown = screen_text(app)  # the summary scrolls with the patch: the cost line is not cut at 24 rows
         assert "input tokens for the first calls" in shown and "saved under" in shown
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, PromptScreen), what="the cost confirmation")
-        await type_text(pilot, "y")
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
+        await _send_confirmed(pilot)
         await until_text(pilot, "all 4 samples done")
         await settle(pilot)
         assert app.no_color and _coloured(app.export_screenshot()) <= SVG_CHROME

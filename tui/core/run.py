@@ -103,20 +103,30 @@ class ModelCall:
 
     def __post_init__(self) -> None:
         """A damaged source can put anything in these fields (a list for a stop_reason); what is not
-        of its type is not a fact about the call, and every analysis relies on the types."""
-        for name in ("stop_reason", "model", "request_id", "started", "response_body"):
-            if not isinstance(getattr(self, name), (str, type(None))):
-                setattr(self, name, None)
-        if not isinstance(self.usage, (dict, type(None))):
+        of its type is not a fact about the call, and every analysis relies on the types.
+        (Written out field by field: a loader makes one per model call, tens of thousands in a big log.)"""
+        if self.stop_reason is not None and not isinstance(self.stop_reason, str):
+            self.stop_reason = None
+        if self.model is not None and not isinstance(self.model, str):
+            self.model = None
+        if self.request_id is not None and not isinstance(self.request_id, str):
+            self.request_id = None
+        if self.started is not None and not isinstance(self.started, str):
+            self.started = None
+        if self.response_body is not None and not isinstance(self.response_body, str):
+            self.response_body = None
+        if self.usage is not None and not isinstance(self.usage, dict):
             self.usage = None
-        if not isinstance(self.response, (list, type(None))):
+        if self.response is not None and not isinstance(self.response, list):
             self.response = None
-        if isinstance(self.status, bool) or not isinstance(self.status, (int, type(None))):
+        if self.status is not None and (isinstance(self.status, bool) or not isinstance(self.status, int)):
             self.status = None
-        for name in ("duration_ms", "first_byte_ms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, type(None))):
-                setattr(self, name, None)
+        if self.duration_ms is not None and (isinstance(self.duration_ms, bool)
+                                             or not isinstance(self.duration_ms, (int, float))):
+            self.duration_ms = None
+        if self.first_byte_ms is not None and (isinstance(self.first_byte_ms, bool)
+                                               or not isinstance(self.first_byte_ms, (int, float))):
+            self.first_byte_ms = None
 
 
 @dataclass

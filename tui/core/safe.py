@@ -29,18 +29,50 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 #: Every character a terminal must not receive as it is, tab and newline included.
 INVISIBLE_CLASS = (r"\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}"
                    r"\U000e0000-\U000e007f")
 TAGS = "\U000e0000-\U000e007f"
 SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
-_ONE = regex.compile(rf"(?V1)[{TAGS}]+|[{SELECTORS}]+|[[{INVISIBLE_CLASS}]--[\t\n]]")
-_ONE_LINE = regex.compile(rf"(?V1)[{TAGS}]+|[{SELECTORS}]+|[{INVISIBLE_CLASS}]")
-_ANY = regex.compile(rf"(?V1)[[{INVISIBLE_CLASS}]--[\t\n]]")
+#: The patterns, compiled on first use (``_Pattern``): importing the regex library and compiling its
+#: Unicode classes was a third of importing the loaders, and loading a run never needs them.
+_PATTERNS = {
+    "_ONE": rf"(?V1)[{TAGS}]+|[{SELECTORS}]+|[[{INVISIBLE_CLASS}]--[\t\n]]",
+    "_ONE_LINE": rf"(?V1)[{TAGS}]+|[{SELECTORS}]+|[{INVISIBLE_CLASS}]",
+    "_ANY": rf"(?V1)[[{INVISIBLE_CLASS}]--[\t\n]]",
+    # What JSON leaves raw inside strings but a terminal may act on, or a person would not see.
+    "_JSON_RAW": rf"(?V1)[[{INVISIBLE_CLASS}]--[\x00-\x1f]]",
+    "_SYMBOL": r"\p{So}",
+}
+
+
+class _Pattern:
+    """Stands in for one of ``_PATTERNS`` until first used; then every pattern is compiled and takes
+    its place in the module, so later calls find the compiled one itself."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        pattern = globals()[self.name]
+        return getattr(_compiled()[self.name] if pattern is self else pattern, attr)
+
+
+def _compiled() -> dict[str, Any]:
+    import regex
+
+    done = {name: regex.compile(pattern) for name, pattern in _PATTERNS.items()}
+    globals().update(done)
+    return done
+
+
+_ONE = _ONE_LINE = _ANY = _JSON_RAW = _SYMBOL = None  # (set just below: named here for readers and linters)
+globals().update({name: _Pattern(name) for name in _PATTERNS})
 _SAFE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 _HIGH = bytes(range(0x80, 0x100))
 _PRESENTATION = "\ufe0e\ufe0f"
@@ -81,7 +113,7 @@ def _is_presentation(match: regex.Match[str]) -> bool:
     """A single emoji presentation selector right after a symbol: ``⚠️``, drawn as it is."""
     text, start = match.group(), match.start()
     return (len(text) == 1 and text in _PRESENTATION and start > 0
-            and regex.match(r"\p{So}", match.string[start - 1]) is not None)
+            and _SYMBOL.match(match.string[start - 1]) is not None)
 
 
 def _escape(match: regex.Match[str]) -> str:
@@ -149,10 +181,6 @@ def _json_escape(match: regex.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
-# What JSON leaves raw inside strings but a terminal may act on, or a person would not see.
-_JSON_RAW = regex.compile(rf"(?V1)[[{INVISIBLE_CLASS}]--[\x00-\x1f]]")
 
 
 def json_for_terminal(data: bytes) -> bytes:

@@ -101,6 +101,7 @@ def load(doc: Document) -> list[Run]:
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
     for sample in samples:
         main, more = _sample_runs(doc.path, sample, header, status)
+        sample = None  # dropped before the next one is parsed, which then reuses its memory
         if main is not None:
             samples_runs.append(main)
         sides += more
@@ -161,6 +162,7 @@ def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any
             value = _member(doc, archive, name)
             if isinstance(value, dict):
                 yield value
+            value = None  # (not held while the next is parsed: a sample is tens of megabytes in a big log)
 
     return header, samples(), notes
 
@@ -377,9 +379,6 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
               attachments: dict[str, Any]) -> tuple[Exchange, str]:
     """The model event as an exchange, and how its request was had: exact, converted or input."""
     model = event.get("model") if isinstance(event.get("model"), str) else ""
-    inputs = event.get("input")
-    if (not inputs) and event.get("input_refs") is not None:
-        inputs = _ranges(event.get("input_refs"), pool)
     call = event.get("call") if isinstance(event.get("call"), dict) else {}
     request = call.get("request") if isinstance(call.get("request"), dict) else None
     if request is not None and call.get("call_refs") is not None:
@@ -408,6 +407,9 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
         exchange.body = {"messages": messages, RAW: {k: v for k, v in request.items() if k != "messages"}}
     else:
         how = "input"
+        inputs = event.get("input")
+        if (not inputs) and event.get("input_refs") is not None:
+            inputs = _ranges(event.get("input_refs"), pool)
         raw = {"tools": _inspect_tools(event.get("tools"))}
         if isinstance(model, str) and model:
             raw["model"] = model.split("/", 1)[-1]
@@ -434,7 +436,7 @@ def _raw_answer(output: dict[str, Any], response: Any) -> dict[str, Any] | None:
     message = choice.get("message")
     if not isinstance(message, dict):
         return None
-    answer: dict[str, Any] = {"role": "assistant", "content": _chat([message])[0]}
+    answer: dict[str, Any] = {"role": "assistant", "content": _chat_message(message)}
     reason = choice.get("stop_reason")
     stop = _STOPS.get(reason) if isinstance(reason, str) else None
     if stop is not None:
@@ -490,7 +492,7 @@ def _answer(output: dict[str, Any], response: Any) -> dict[str, Any] | None:
         return None
     usage = response.get("usage") if isinstance(response, dict) and isinstance(response.get("usage"), dict) else None
     stop = choice.get("stop_reason")
-    return chat_answer(_chat([message])[0], {"tool_calls": "tool_calls", "max_tokens": "length",
+    return chat_answer(_chat_message(message), {"tool_calls": "tool_calls", "max_tokens": "length",
                                              "model_length": "length"}.get(stop, stop),
                        usage if usage is not None else _usage(output.get("usage")), output.get("model"))
 
@@ -508,24 +510,24 @@ def _usage(usage: Any) -> dict[str, Any] | None:
 
 def _chat(messages: list[Any]) -> list[Any]:
     """Inspect's ChatMessages in the OpenAI chat form the chat converter reads."""
-    out = []
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        content = message.get("content")
-        chat: dict[str, Any] = {"role": role, "content": _parts(content)}
-        if role == "assistant" and isinstance(message.get("tool_calls"), list):
-            chat["tool_calls"] = [{"id": c.get("id"), "type": "function",
-                                   "function": {"name": c.get("function"), "arguments": c.get("arguments")}}
-                                  for c in message["tool_calls"] if isinstance(c, dict)]
-        if role == "tool":
-            chat["tool_call_id"] = message.get("tool_call_id")
-            error = message.get("error")
-            if isinstance(error, dict) and error.get("message") and not content:
-                chat["content"] = str(error["message"])
-        out.append(chat)
-    return out
+    return [_chat_message(m) for m in messages if isinstance(m, dict)]
+
+
+def _chat_message(message: dict[str, Any]) -> dict[str, Any]:
+    """One Inspect ChatMessage in the OpenAI chat form."""
+    role = message.get("role")
+    content = message.get("content")
+    chat: dict[str, Any] = {"role": role, "content": _parts(content)}
+    if role == "assistant" and isinstance(message.get("tool_calls"), list):
+        chat["tool_calls"] = [{"id": c.get("id"), "type": "function",
+                               "function": {"name": c.get("function"), "arguments": c.get("arguments")}}
+                              for c in message["tool_calls"] if isinstance(c, dict)]
+    if role == "tool":
+        chat["tool_call_id"] = message.get("tool_call_id")
+        error = message.get("error")
+        if isinstance(error, dict) and error.get("message") and not content:
+            chat["content"] = str(error["message"])
+    return chat
 
 
 def _parts(content: Any) -> Any:

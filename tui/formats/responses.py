@@ -41,6 +41,7 @@ RESULT_TYPES = frozenset({"function_call_output", "custom_tool_call_output", "lo
                           "mcp_call_output"})
 #: Every item type this module knows (used to recognise a Responses input list).
 KNOWN_TYPES = OUTPUT_TYPES | RESULT_TYPES | {"message", "item_reference", "compaction", "ghost_snapshot"}
+_TOOL_CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _SERVER_TOOLS = {"web_search_call": "web_search", "image_generation_call": "image_generation",
                  "code_interpreter_call": "code_interpreter", "file_search_call": "file_search", "mcp_call": "mcp"}
 
@@ -132,17 +133,18 @@ class Builder:
             self._skip(str(kind))
 
     def output(self, item: dict[str, Any]) -> None:
-        self._close_user()
-        if self._assistant is None:
-            self._assistant = []
+        if self._results is not None:
+            self._close_user()
         blocks = self._assistant
+        if blocks is None:
+            blocks = self._assistant = []
         kind = kind_of(item)
         if kind == "reasoning":
             block = self._reasoning(item)
             if block is not None:
                 blocks.append(block)
-        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            blocks.append(self._tool_use(item))
+        elif kind in _TOOL_CALLS:
+            blocks.append(self._tool_use(item, kind))
         elif kind in _SERVER_TOOLS:
             self._server_serial += 1
             ident = item.get("id") if isinstance(item.get("id"), str) else f"srvtoolu_{self._server_serial}"
@@ -171,7 +173,7 @@ class Builder:
             self.notes.append("a model call whose output items hold nothing to show is left out")
             return None
         self.messages.append({"role": "assistant", "content": blocks})
-        call = ModelCall(message=len(self.messages) - 1, **{**self.call_facts, **facts})
+        call = ModelCall(message=len(self.messages) - 1, **(self.call_facts | facts if facts else self.call_facts))
         self.calls.append(call)
         return call
 
@@ -249,8 +251,7 @@ class Builder:
                 blocks.append(part)
         return blocks
 
-    def _tool_use(self, item: dict[str, Any]) -> dict[str, Any]:
-        kind = kind_of(item)
+    def _tool_use(self, item: dict[str, Any], kind: str) -> dict[str, Any]:
         original = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
         self._call_serial += 1
         new = self._ids.take(original, len(self.messages), self._call_serial)
@@ -288,9 +289,9 @@ class Builder:
         return block
 
     def _reasoning(self, item: dict[str, Any]) -> dict[str, Any] | None:
-        texts = [p.get("text") for p in _parts(item.get("summary")) if isinstance(p.get("text"), str)]
+        texts = _texts(item.get("summary"))
         if not texts:
-            texts = [p.get("text") for p in _parts(item.get("content")) if isinstance(p.get("text"), str)]
+            texts = _texts(item.get("content"))
         encrypted = item.get("encrypted_content") if isinstance(item.get("encrypted_content"), str) else ""
         if any(texts):
             return {"type": "thinking", "thinking": "\n\n".join(texts), "signature": encrypted}
@@ -299,6 +300,13 @@ class Builder:
             return {"type": "redacted_thinking", "data": encrypted}
         self.notes.append("a reasoning item with neither summary nor content is left out")
         return None
+
+
+def _texts(parts: Any) -> list[str]:
+    """The ``text`` strings of a list of parts (a reasoning item's summary or content), in order."""
+    if not parts or not isinstance(parts, list):
+        return []
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
 def _parts(content: Any) -> list[dict[str, Any]]:

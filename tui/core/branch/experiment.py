@@ -69,6 +69,17 @@ def samples_folder(path: Path) -> Path:
         else path.with_name(path.name + ".samples")
 
 
+#: Above this many estimated input tokens (the first calls of every sample, both arms) the app asks
+#: before sending an experiment; ``TURNSCOPE_CONFIRM_TOKENS`` sets another (0: always ask).
+CONFIRM_TOKENS = 50_000
+
+
+def confirm_tokens() -> int:
+    """The estimated input tokens above which an experiment is confirmed before it is sent."""
+    value = os.environ.get("TURNSCOPE_CONFIRM_TOKENS", "").strip()
+    return int(value) if value.isdigit() else CONFIRM_TOKENS
+
+
 def request_estimate(parent: Run, at: int, patch: list[Any], control_patch: list[Any], k: int,
                      control: bool) -> dict[str, Any]:
     """Input tokens of the first call of every sample, before anything is sent.

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import orjson
+
 from tui.core.grammar.recorded import same_but_cache_control
 from tui.core.request_headers import HEADERS_KEY
 from tui.core.run import EXACT, LoadWarning, ModelCall, RecordedRequest, Run, Source
@@ -48,16 +50,30 @@ class Conversation:
         self.line: int | None = None  # where it began in the file
         self.dropped: dict[str, int] = {}
         self.headers: list[dict[str, str]] = []  # each call's shaping headers (tui.core.request_headers)
+        #: The last request's message list serialised, without its closing ``]`` (None: not serialisable):
+        #: ``self.messages[:tip_count]`` are equal to what it holds (``add`` puts them there).
+        self.sent_open: bytes | None = None
 
-    def differences(self, messages: list[Any]) -> list[int] | None:
-        """The positions where ``messages`` differs from the run so far, or None if it does not continue it."""
+    def differences(self, messages: list[Any], encoded: bytes | None = None) -> list[int] | None:
+        """The positions where ``messages`` differs from the run so far, or None if it does not continue it.
+
+        ``encoded`` is ``messages`` serialised (``encode``): when it starts with the last request's
+        messages byte for byte, those positions are equal (the same bytes parse to the same value) and
+        only the ones after them are compared; otherwise every position is compared as a value."""
         need = self.tip_count + 1 if self.tip_accepted else self.tip_count
         base = self.messages
-        if len(messages) < max(need, 1) or not base or not same_but_cache_control(messages[0], base[0]):
+        if len(messages) < max(need, 1) or not base:
             return None
-        diffs = [0] if messages[0] != base[0] else []
+        sent = self.sent_open
+        if sent is not None and encoded is not None and self.tip_count >= 1 and encoded.startswith(sent) \
+                and encoded[len(sent)] in _AFTER_ITEM:
+            diffs, start = [], self.tip_count  # the last request's messages, resent unchanged
+        elif not same_but_cache_control(messages[0], base[0]):
+            return None
+        else:
+            diffs, start = [0] if messages[0] != base[0] else [], 1
         overlap = min(len(messages), len(base))
-        for i in range(1, overlap):
+        for i in range(start, overlap):
             a, b = messages[i], base[i]
             if a == b:
                 continue
@@ -69,7 +85,7 @@ class Conversation:
             return None  # hardly the same conversation: a new one that happens to start alike
         return diffs
 
-    def add(self, exchange: Exchange, diffs: list[int]) -> None:
+    def add(self, exchange: Exchange, diffs: list[int], encoded: bytes | None = None) -> None:
         body: dict[str, Any] = exchange.body
         messages: list[Any] = body["messages"]
         base = self.messages
@@ -82,6 +98,7 @@ class Conversation:
         self.headers.append(exchange.headers)
         self._keep_fields(body)
         self.tip_count, self.tip_accepted = n, exchange.accepted
+        self.sent_open = encoded[:-1] if encoded is not None else None
         if exchange.accepted:
             base.append({"role": "assistant", "content": exchange.message["content"]})
             self.unsent = n
@@ -157,6 +174,21 @@ class Conversation:
                    prefill=prefill, order=order, meta=meta)
 
 
+#: orjson writes these types as JSON text they are not equal to (a date as its string): here they refuse.
+_ONLY_JSON = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+#: What follows a list item in orjson's output: the next item, or the list's end.
+_AFTER_ITEM = (ord(","), ord("]"))
+
+
+def encode(messages: list[Any]) -> bytes | None:
+    """A request's message list serialised, to compare it with the last request's as bytes; None when
+    it holds something JSON cannot (a recorder's own types): it is then compared as values."""
+    try:
+        return orjson.dumps(messages, option=_ONLY_JSON)
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+
+
 def _call(exchange: Exchange, n: int) -> ModelCall:
     message = exchange.message if isinstance(exchange.message, dict) else {}
     return ModelCall(message=n, usage=message.get("usage"), stop_reason=message.get("stop_reason"),
@@ -187,18 +219,19 @@ class Grouping:
             self.skipped[kind] = self.skipped.get(kind, 0) + 1
             return None
         best, best_diffs = None, None
+        encoded = encode(exchange.body["messages"])
         for conversation in reversed(self.conversations):
             if conversation.system != exchange.body.get("system") and \
                     not same_but_cache_control(conversation.system, exchange.body.get("system")):
                 continue
-            diffs = conversation.differences(exchange.body["messages"])
+            diffs = conversation.differences(exchange.body["messages"], encoded)
             if diffs is not None and (best_diffs is None or len(diffs) < len(best_diffs)):
                 best, best_diffs = conversation, diffs
         if best is None:
             best, best_diffs = Conversation(exchange.body), []
             best.first, best.line = number, exchange.line
             self.conversations.append(best)
-        best.add(exchange, best_diffs)
+        best.add(exchange, best_diffs, encoded)
         return best
 
     def runs(self, path: str, fmt: str) -> list[Run]:

@@ -20,8 +20,9 @@ K > 1), ``e`` names the event to count in each sample (a tool name, ``TOOL:PATH=
 ``text:WORDS``, as ``--event``). With K > 1 the dialog shows the estimated input tokens of
 the first calls (K x the edited request, x2 with the control: recorded usage or the offline
 estimate, said which; ``tui.core.branch.experiment.request_estimate``), says when the request
-sets temperature 0 (the samples would be identical), and Enter asks to confirm that cost before
-anything is sent. K samples run without a person to ask: the manual resolver is refused and
+sets temperature 0 (the samples would be identical), and when that cost is above
+``experiment.confirm_tokens()`` (50,000 input tokens; ``TURNSCOPE_CONFIRM_TOKENS``) or cannot be
+estimated, Enter asks to confirm it before anything is sent. K samples run without a person to ask: the manual resolver is refused and
 ``recorded`` stops a sample at a call the run never made, as headless.
 
 Enter sends (dismissing with a ``ReviewChoice``); Escape goes back to editing (None).
@@ -45,7 +46,7 @@ from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import finding_lines
 from tui.app.screens.dialogs import PromptScreen
-from tui.core.branch.experiment import DEFAULT_CONCURRENCY
+from tui.core.branch.experiment import DEFAULT_CONCURRENCY, confirm_tokens
 from tui.core.branch.tally import Event
 from tui.core.branch.edit import Verdict, json_text
 from tui.core.branch.resolvers import Resolver, StopResolver, make_resolver
@@ -96,7 +97,8 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
             "the step limit (+/- change it) and who answers tool calls (r: recorded, manual, stop or your own "
             "python:MODULE:FUNCTION). s/S set the samples K: with K > 1 the edit is an experiment, sampled K "
             "times against a control (c toggles it: the same request unedited, K times), e names the event to "
-            "count (a tool name, TOOL:PATH=VALUE or text:WORDS); its cost is shown and asked before sending. "
+            "count (a tool name, TOOL:PATH=VALUE or text:WORDS); its cost is shown, and asked before sending above 50,000 input "
+            "tokens (TURNSCOPE_CONFIRM_TOKENS sets another). "
             "Enter sends; Escape goes back.")
     BINDINGS = keys.REVIEW
     FOOTER_DROP = keys.REVIEW_FOOTER_DROP
@@ -319,10 +321,14 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
         if self.estimate is None and self.estimate_error is None and self.estimate_of is not None:
             self._problem("still estimating the cost of the samples: Enter again in a moment")
             return
+        total = self.cost()[0]
+        if total is not None and total <= confirm_tokens():
+            self.dismiss(choice)  # the cost is on the dialog and under the threshold: sent as asked
+            return
         self._confirm(choice)
 
     def _confirm(self, choice: ReviewChoice) -> None:
-        """K > 1: the cost of K x (arms) first calls, asked before anything is sent."""
+        """K > 1 above the threshold (or the cost unknown): the cost of K x (arms) first calls, asked first."""
         calls = choice.samples * (2 if choice.control else 1)
         words = self.cost()[1]
         same = " The request sets temperature 0: the samples will likely be identical." if self.temperature == 0 else ""
