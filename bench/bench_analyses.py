@@ -19,6 +19,8 @@ Measurements, each in a fresh process:
   app's thread as before) and, with ``--before DIR``, that of another checkout (main before
   issue 13); in the app, from spawn until the provenance notes are counted, with the analyses in
   a process (the default) and in the app's thread;
+- each analyses' process's peak memory (VmHWM, sampled while it runs) against the file size (issue 13's
+  target: 2.5x), beside those of the ``--before`` checkout;
 - with ``--big 1GB``: the same for a run of that size generated under /tmp (never committed),
   beside the 100 MB one, with the ratio (linear: about 10x).
 """
@@ -92,8 +94,18 @@ def deliver(kind, value):
 start = time.perf_counter()
 background = Background(run, functools.partial(open_run, sys.argv[1]), deliver)
 background.start()
-done.wait(1800)
-print(orjson.dumps({"load": loaded, **got}).decode())
+peaks = {}
+def hwm(pid):
+    try:
+        return next(int(l.split()[1]) / 1024 for l in open(f'/proc/{pid}/status') if l.startswith('VmHWM'))
+    except (OSError, StopIteration):
+        return None
+while not done.wait(0.05):  # each worker's peak memory, sampled while it runs (VmHWM only grows)
+    for k, p in enumerate(background.processes):
+        if (m := hwm(p.pid)) is not None:
+            peaks[k] = max(peaks.get(k, 0.0), m)
+jobs = [getattr(w, "jobs", ()) for w in background.workers]
+print(orjson.dumps({"load": loaded, **got, "peaks": {"+".join(jobs[k]) or str(k): v for k, v in peaks.items()}}).decode())
 """
 
 
@@ -102,9 +114,10 @@ def headless(path: Path, root: Path = ROOT) -> dict:
     return orjson.loads(out.stdout)
 
 
-def workers(path: Path) -> dict:
-    """Seconds from starting the analyses' processes until each result was in (they load the file too)."""
-    out = subprocess.run([sys.executable, "-c", WORKERS, str(path), str(ROOT)], capture_output=True, check=True)
+def workers(path: Path, root: Path = ROOT) -> dict:
+    """Seconds from starting the analyses' processes until each result was in (they load the file too), and
+    each process's peak memory (``peaks``: MB by its jobs)."""
+    out = subprocess.run([sys.executable, "-c", WORKERS, str(path), str(root)], capture_output=True, check=True)
     return orjson.loads(out.stdout)
 
 
@@ -135,6 +148,8 @@ def analysed(path: Path, app: bool, before: Path | None) -> dict:
     if before is not None:
         b = headless(path, before)
         out["before"] = b["load"] + b["tokens"] + b["index"] + b["unsourced"]
+        out["before_h"] = b
+        out["before_w"] = workers(path, before)
     if app:
         out["app_thread"] = in_app(path, "thread")
         out["app_process"] = in_app(path, "process")
@@ -146,19 +161,28 @@ def print_analysed(name: str, r: dict) -> None:
     h = r["h"]
     print(f"{name} ({mb:,.0f} MB): load {r['load']:.2f} s, peak {h['hwm_loaded']:.0f} MB ({h['hwm_loaded'] / mb:.1f}x)")
     if "before" in r:
-        print(f"  headless, before (the other checkout, one process): load + analyses {r['before']:.1f} s")
+        b = r["before_h"]
+        print(f"  headless, before (the other checkout, one process): load + analyses {r['before']:.1f} s (tokens "
+              f"{b['tokens']:.1f} s, provenance index {b['index']:.1f} s, every tool turn traced {b['unsourced']:.1f} s; "
+              f"peak {b['hwm_done']:.0f} MB, {b['hwm_done'] / mb:.1f}x)")
+        print_workers("before (the other checkout)", r["before_w"], mb)
     print(f"  headless, one process, one job after another: load + analyses {r['one']:.1f} s (tokens "
           f"{h['tokens']:.1f} s, provenance index {h['index']:.1f} s, every tool turn traced {h['unsourced']:.1f} s; "
           f"peak {h['hwm_done']:.0f} MB, {h['hwm_done'] / mb:.1f}x)")
-    w = r["w"]
-    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done"))
-    print(f"  headless, the analyses' processes (each loads the file): all in {r['workers']:.1f} s ({parts})")
+    print_workers("", r["w"], mb)
     for mode in ("thread", "process"):
         if f"app_{mode}" in r:
             first, done, app, worker = r[f"app_{mode}"]
             print(f"  app, analyses in {'the app' + chr(39) + 's thread' if mode == 'thread' else 'processes':18}: "
                   f"first screen {first:.2f} s, fully analysed {done:.1f} s after spawn, peak app {app:.0f} MB "
                   f"({app / mb:.1f}x), analyses' process {worker:.0f} MB ({worker / mb:.1f}x)")
+
+
+def print_workers(label: str, w: dict, mb: float) -> None:
+    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done", "peaks"))
+    peaks = ", ".join(f"{jobs} {m:.0f} MB ({m / mb:.1f}x)" for jobs, m in w.get("peaks", {}).items())
+    print(f"  headless, the analyses' processes{', ' + label if label else ''} (each loads the file): all in "
+          f"{w.get('done', float('nan')):.1f} s ({parts}); peak per process: {peaks or 'not sampled'}")
 
 
 def long_run(n: int) -> float:

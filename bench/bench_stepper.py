@@ -265,7 +265,8 @@ def user_path(path: Path, total: int, mode: str, steps: int, pace: float, tmux: 
             subprocess.run(["tmux", "-L", TMUX_SOCKET, "kill-server"], capture_output=True)
 
 
-def report_user(path: Path, total: int, steps: int, pace: float, before: Path | None = None) -> None:
+def report_user(path: Path, total: int, steps: int, pace: float, before: Path | None = None,
+                before_process: bool = False) -> None:
     mb = path.stat().st_size / 1e6
     ways = [("pty", False)] + ([("tmux", True)] if shutil.which("tmux") else [])
     if len(ways) == 1:
@@ -275,7 +276,9 @@ def report_user(path: Path, total: int, steps: int, pace: float, before: Path | 
     print(f"{'':22} {'first':>6} {'during: p50':>11} {'p95':>6} {'max':>6} {'analysed':>9} "
           f"{'after: p50':>10} {'p95':>6} {'app peak':>14} {'worker peak':>14}")
     modes = [("thread", "baseline (thread)", ROOT), ("process", "process", ROOT)]
-    if before is not None:  # another checkout (main before issue 13): its analyses in the app's thread
+    if before is not None and before_process:  # another checkout with analyses' processes too: both that way
+        modes = [("process", "before (process)", before), ("process", "process", ROOT)]
+    elif before is not None:  # another checkout (main before issue 13): its analyses in the app's thread
         modes.insert(0, ("thread", "before", before))
     for way, tmux in ways:
         for mode, label, checkout in modes:
@@ -303,6 +306,9 @@ def main() -> int:
     parser.add_argument("--no-user", action="store_true", help="skip the user's path")
     parser.add_argument("--before", type=Path, help="another checkout to measure beside (the user's path)")
     parser.add_argument("--only-user", action="store_true", help="only the user's path")
+    parser.add_argument("--before-process", action="store_true",
+                        help="the --before checkout runs its analyses in processes too: measure both that way "
+                             "(no thread baseline)")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
@@ -315,7 +321,7 @@ def main() -> int:
     print(f"run: {path.name}, {path.stat().st_size / 1e6:,.1f} MB, {total:,} messages; terminal {COLS}x{ROWS}")
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     if args.only_user:
-        report_user(path, total, args.user_steps, args.pace, args.before)
+        report_user(path, total, args.user_steps, args.pace, args.before, args.before_process)
         return 0
     loads_runs, hello_runs, results = [], [], []
     for _ in range(args.repeat):  # interleaved, so a busy moment on a shared machine hits all three alike
@@ -349,7 +355,7 @@ def main() -> int:
     print(f"peak memory (VmHWM)        {max(r['peak'] for r in results):6.0f} MB for a "
           f"{path.stat().st_size / 1e6:,.0f} MB file")
     if not args.no_user:
-        report_user(path, total, args.user_steps, args.pace, args.before)
+        report_user(path, total, args.user_steps, args.pace, args.before, args.before_process)
     return 0
 
 

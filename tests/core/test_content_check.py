@@ -146,6 +146,14 @@ def test_the_fast_path_on_a_runs_json_agrees_with_the_walk(tmp_path):
             assert [f.rule for f in content_findings(one(text, where))] == ["hidden_text"], (text, where)
 
 
+def test_the_fast_path_settled_value_by_value_agrees_with_the_walk_too(tmp_path, monkeypatch):
+    """The run's JSON is settled in pieces (a whole 100 MB run's JSON and its mask doubled the memory): with
+    every value a piece of its own, the planted secrets and hidden payloads still all reach the walk."""
+    from tui.core import content_check
+
+    monkeypatch.setattr(content_check, "PIECE_BYTES", 1)
+    test_the_fast_path_on_a_runs_json_agrees_with_the_walk(tmp_path)
+
 def test_a_secret_under_any_key_of_a_tool_input_is_found_and_redacted_an_id_of_a_block_is_not(tmp_path, capfd):
     """Inside a tool's input every key is the model's text (``{"data": ..., "id": ..., "signature": ...}``);
     outside it, a block's id, signature and data are opaque and stay as they are."""

@@ -108,3 +108,36 @@ def test_searching_chunks_again_and_again_finds_what_one_joined_string_does(text
         for needle in needles:
             place = scope.scan(needle, before)
             assert (None if place is None else (place.index, place.start)) == plain_scan(texts, needle, before)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(_TEXT, min_size=1, max_size=8), few=st.sampled_from([0, 1, 3]), tries=st.sampled_from([0, 1]))
+def test_splitting_a_string_or_finding_each_new_token_places_every_key_alike(texts, few, tries, monkeypatch):
+    """A string with many new tokens is split into all its tokens, one with a few has each found with
+    ``str.find`` (stepping over occurrences inside longer tokens, up to a limit): both give the walk's places."""
+    from tui.core import valueindex
+
+    monkeypatch.setattr(valueindex, "FEW", few)
+    monkeypatch.setattr(valueindex, "FIND_TRIES", tries)
+    scope = index_messages([{"role": "user", "content": text} for text in texts])
+    got = {("s", text): (p.index, p.start, p.end, p.how) for text, p in scope.strings.items()}
+    got.update({("n", number): (p.index, p.start, p.end, p.how) for number, p in scope.numbers.items()})
+    assert got == reference_places(texts)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.text(alphabet="ab c1-\x00é", max_size=30), min_size=1, max_size=8),
+       needles=st.lists(st.text(alphabet="ab c1-\x00é", min_size=1, max_size=6), min_size=1, max_size=5),
+       shared=st.sampled_from([1, 4, 1 << 16]))
+def test_the_runs_own_strings_kept_as_chunks_of_their_own_find_what_one_joined_string_does(texts, needles, shared,
+                                                                                           monkeypatch):
+    """A message's own string (not a parsed copy) is kept as a chunk by itself from ``SHARED`` characters on,
+    not copied into a joined one: every search finds what a scan of one joined string finds."""
+    monkeypatch.setattr(prefixtext, "SHARED", shared)
+    scope = index_messages([{"role": "user", "content": text} for text in texts])
+    for before in range(len(texts) + 1):
+        for needle in needles:
+            place = scope.scan(needle, before)
+            assert (None if place is None else (place.index, place.start)) == plain_scan(texts, needle, before)

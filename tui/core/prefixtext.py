@@ -8,9 +8,9 @@ before a message: one whose neighbouring characters cannot continue it (a letter
 The strings are kept as a few joined chunks of about 4 MB (joined with ``SEPARATOR``), not
 as one string of the whole prefix: a single character outside Latin-1 made that one string
 two or four bytes a character, and the parsed copies of strings inside JSON text stay alive
-only until their chunk is joined. A long string (64K characters or more: the big tool
-results that hold most of a long run's text) is a chunk by itself, the run's own string
-object, so its characters are not held twice. Offsets are global, as if every string were joined into
+only until their chunk is joined. A long string (64K characters or more, or 2K for a string
+the run itself holds, not a parsed copy: the tool results that hold most of a long run's text)
+is a chunk by itself, the run's own string object, so its characters are not held twice. Offsets are global, as if every string were joined into
 one text. Each value's first occurrence (or how far the prefix was searched without one) is
 remembered, so the loop asking for the same value at every later tool turn searches each part
 of the prefix once, not once per turn.
@@ -34,6 +34,7 @@ from typing import Any
 SEPARATOR = "\x00"
 CHUNK = 4 << 20  # characters per joined chunk
 ALONE = 64 << 10  # a string this long is a chunk of its own: the string itself, not a copy
+SHARED = 2 << 10  # the same for a string the run holds anyway (not a parsed copy): kept, not copied
 PREFETCH_LONGEST = 200  # longer values are searched one by one (a regex of them would be large)
 
 
@@ -56,8 +57,10 @@ class PrefixText:
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def append(self, index: int | str, block: int, path: str, text: str) -> None:
-        alone = len(text) >= ALONE
+    def append(self, index: int | str, block: int, path: str, text: str, shared: bool = False) -> None:
+        """Add one string; ``shared``: the caller keeps ``text`` alive anyway (a string of the run itself, not a
+        parsed copy), so from ``SHARED`` characters on it is a chunk by itself rather than copied into one."""
+        alone = len(text) >= (SHARED if shared else ALONE)
         if alone and self._pending:
             self.flush()
         if not self._pending:

@@ -37,6 +37,11 @@ FINE = re.compile(r"\w+")
 GROUPED = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)")
 JSON_TEXT_LIMIT = 8 << 20
 KNOWN_WORDS = 200_000  # words remembered as fully registered (a run's vocabulary; ids make it grow)
+FEW = 128  # new tokens in a string found with str.find; more: the string is split into all its tokens
+FIND_TRIES = 64  # occurrences of a new token inside longer ones stepped over before splitting instead
+JOINERS = frozenset("-.@/:+")  # what joins word runs into one COARSE token
+NUMBER_STARTS = frozenset("-0123456789")  # what a string that number_key reads as a number starts with
+JSON_STARTS = frozenset("{[")
 OPAQUE = ("signature", "data", "source", "type", "cache_control", "citations")
 
 
@@ -84,13 +89,15 @@ class Scope:
     def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
                    is_key: bool = False) -> None:
         how = "key" if is_key else "value"
+        path = self._paths.setdefault(path, path)
         fresh = text not in self.strings
         if fresh:
-            self.strings[text] = Place(index, block, self._path(path), how=how)
-        if (number := number_key(text)) is not None:
+            self.strings[text] = Place(index, block, path, None, None, how)
+        first = text[:1]
+        if first in NUMBER_STARTS and (number := number_key(text)) is not None:
             self._put(number, index, block, path, how=how)
-        stripped = text.lstrip()
-        if depth < 2 and stripped[:1] in ("{", "[") and len(text) < JSON_TEXT_LIMIT:
+        if depth < 2 and (first in JSON_STARTS or (first.isspace() and text.lstrip()[:1] in JSON_STARTS)) \
+                and len(text) < JSON_TEXT_LIMIT:
             try:
                 parsed = orjson.loads(text)
             except orjson.JSONDecodeError:
@@ -103,21 +110,25 @@ class Scope:
                     else:
                         self.add_scalar(index, block, full, scalar, key)
                 return
-        self._tokens(index, block, path, text, fresh)
+        if fresh or first in JSON_STARTS or first.isspace():
+            self._tokens(index, block, path, text, fresh)
+        # else: the same string was tokenized before (or is itself a token, or a word run of one): nothing new
         for match in GROUPED.finditer(text) if "," in text else ():  # the check is much faster than the regex
             value = match.group().replace(",", "")
             number = number_key(value)
             if number is not None:
                 self._put(number, index, block, path, match.start(), match.end(), "token")
-        self.text.append(index, block, self._path(path), text)
+        self.text.append(index, block, path, text, shared=depth == 0)  # depth 0: the run's own string
 
     def _tokens(self, index: int | str, block: int, path: str, text: str, fresh: bool) -> None:
         """Register the tokens of ``text`` not seen before: runs of ``\\w`` joined by ``- . @ / : +``
         (COARSE) and, inside a joined one, its word runs (FINE), each at its first position."""
         strings, known = self.strings, self._known
-        unknown = set(text.split()).difference(known)  # no token spans whitespace
-        if not unknown:  # every token of every one of its words was registered before
+        words = text.split()  # no token spans whitespace
+        if known.issuperset(words):  # every token of every one of its words was registered before
             return
+        unknown = set(words).difference(known)
+        del words
         found = set(COARSE.findall(" ".join(unknown)))
         new = found.difference(strings)
         if fresh and text in found:  # the whole string is one token: registered just now, its word runs not yet
@@ -127,23 +138,20 @@ class Scope:
         known.update(unknown)  # once this string is done, all their tokens are registered
         if not new:  # a token seen before had its word runs and its number registered with it
             return
-        pieces = COARSE_SPLIT.split(text)  # [between, token, between, token, ..., between]
-        tokens = pieces[1::2]
-        if len(new) <= 8:  # a few: look each up (C-level) rather than map every token of the string
-            firsts = [(tokens.index(token), token) for token in new]
-            starts = dict(zip(*_starts(pieces, [k for k, _ in firsts])))
-        else:
+        firsts = _first_starts(text, new) if len(new) <= FEW else None
+        if firsts is None:  # many new tokens: map every token of the string to its first start at once
+            pieces = COARSE_SPLIT.split(text)  # [between, token, between, token, ..., between]
+            tokens = pieces[1::2]
             first = dict(zip(reversed(tokens), range(len(tokens) - 1, -1, -1)))  # first occurrence of each
-            firsts = [(first[token], token) for token in new]
-            starts = dict(enumerate(list(accumulate(map(len, pieces[:-1])))[0::2]))  # where each token starts
-        events = []  # (token number, 0 for the token or 1.. for a word run in it, text, start)
-        for k, token in firsts:
-            start = starts[k]
-            events.append((k, 0, token, start))
+            starts = list(accumulate(map(len, pieces[:-1])))[0::2]  # where each token starts
+            firsts = [(starts[first[token]], token) for token in new]
+        events = []  # (start, 0 for the token or 1.. for a word run in it, text, start): tokens start apart
+        for start, token in firsts:
+            events.append((start, 0, token, start))
             if not FINE.fullmatch(token):
                 for j, fine in enumerate(FINE.finditer(token), 1):
                     if fine.group() not in strings:
-                        events.append((k, j, fine.group(), start + fine.start()))
+                        events.append((start, j, fine.group(), start + fine.start()))
         events.sort()
         path = self._path(path)
         numbers = self.numbers
@@ -181,9 +189,39 @@ class Scope:
         return Place(self.text.indices[k], self.text.blocks[k], self.text.paths[k], start, end, "text")
 
 
-def _starts(pieces: list[str], ks: list[int]) -> tuple[list[int], list[int]]:
-    """``(ks, where token k of a split starts)``: the length of the pieces before it (``pieces[2k + 1]``)."""
-    return ks, [sum(map(len, pieces[:2 * k + 1])) for k in ks]
+def _first_starts(text: str, tokens: set[str]) -> list[tuple[int, str]] | None:
+    """``(start, token)`` of each token's first occurrence *as a token* of ``text`` (a COARSE match), found
+    with ``str.find`` instead of splitting the whole string; None when a token's occurrences inside longer
+    tokens are too many to step over (the caller splits then).
+
+    A COARSE match is the stretch of a maximal run of ``\\w`` and ``- . @ / : +`` from its first ``\\w``
+    to its last: so an occurrence of a token is one exactly when, past the joiners beside it, neither
+    neighbour is a ``\\w``."""
+    out = []
+    size = len(text)
+    for token in tokens:
+        at, tries = text.find(token), 0
+        while True:
+            if at < 0 or tries > FIND_TRIES:  # (at < 0 cannot happen: every new token is one of the text's)
+                return None
+            tries += 1
+            left = at - 1
+            while left >= 0 and text[left] in JOINERS:
+                left -= 1
+            if left < 0 or not _word(text[left]):
+                right = at + len(token)
+                while right < size and text[right] in JOINERS:
+                    right += 1
+                if right >= size or not _word(text[right]):
+                    break
+            at = text.find(token, at + 1)
+        out.append((at, token))
+    return out
+
+
+def _word(ch: str) -> bool:
+    """``\\w`` of a ``str`` pattern, for one character: alphanumeric (``str.isalnum``) or ``_``."""
+    return ch.isalnum() or ch == "_"
 
 
 def index_blocks(scope: Scope, index: int | str, blocks: list[Any]) -> None:
