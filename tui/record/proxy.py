@@ -18,11 +18,7 @@ to pass and what to keep:
   with ``partial`` saying what happened.
 
 Exchanges with ``/v1/messages`` and ``count_tokens`` are handed to the ``Recording`` when they
-finish; everything else (``/v1/models``, ...) is forwarded and not kept. Making a record (the
-request body parsed for credentials, the line serialised, the write) is most of the proxy's own
-time per exchange, so it is done after forwarding, not in the way of it: while another exchange
-is waiting for its answer's first byte, finished exchanges wait too (``WRITE_DELAY`` at most),
-and are written, in the order they finished, as soon as none is waiting.
+finish; everything else (``/v1/models``, ...) is forwarded and not kept.
 """
 
 from __future__ import annotations
@@ -49,8 +45,6 @@ _RESET_ON_REQUEST = frozenset({"host", "content-length", "expect"})
 _NOT_RECORDED = frozenset({"host", "expect"})
 
 DEFAULT_UPSTREAM = "https://api.anthropic.com"
-#: The longest a finished exchange's record waits for the exchanges still waiting for a first byte (s).
-WRITE_DELAY = 0.05
 
 
 def _forwarded(headers: Any, also: frozenset[str]) -> CIMultiDict[str]:
@@ -91,10 +85,6 @@ class Proxy:
         self.session: aiohttp.ClientSession | None = None
         self.runner: web.AppRunner | None = None
         self.in_flight = 0
-        self.waiting = 0  # exchanges sent upstream whose answer has not begun: records wait for them
-        self._finished: list[Exchange] = []  # exchanges done, records not yet written (in the order they finished)
-        self._later: asyncio.Handle | None = None
-        self._stopping = False
         self.url = ""
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
@@ -126,11 +116,8 @@ class Proxy:
         deadline = time.monotonic() + grace
         while self.in_flight and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
-        self._stopping = True  # from now on each record is written as its exchange ends
-        self._write()
         if self.runner is not None:
             await self.runner.cleanup()
-        self._write()
         if self.session is not None:
             await self.session.close()
 
@@ -153,12 +140,10 @@ class Proxy:
                             request_headers=list(_forwarded(request.headers, _NOT_RECORDED).items())
                             ) if is_recorded(request.path) else None
         chunks: list[bytes] = []
-        answering = waiting = False
+        answering = False
         out: web.StreamResponse | None = None
         try:
             assert self.session is not None
-            self.waiting += 1
-            waiting = True
             try:
                 upstream = await self.session.request(
                     request.method, url, headers=headers,
@@ -194,9 +179,6 @@ class Proxy:
                         chunks.append(chunk)
                     await out.write(chunk)
                     chunk = b""
-                    if waiting:  # its first byte is on its way: the records waiting for it can be written
-                        waiting = False
-                        self._begun()
                 await out.write_eof()
                 return out
             finally:
@@ -216,41 +198,12 @@ class Proxy:
                                     "the client disconnected before the answer began; the upstream request was cancelled")
             raise
         finally:
-            if waiting:
-                self._begun()
             if exchange is not None and self.recording is not None:
                 exchange.ended = time.time()
                 if exchange.response_body is None and exchange.status is not None:
-                    exchange.response_body = b"".join(chunks)
-                    exchange.response_encoding = _header(exchange.response_headers, "content-encoding")
-                self._finish(exchange)
-
-    def _begun(self) -> None:
-        self.waiting -= 1
-        if not self.waiting and self._finished and self._later is not None:
-            self._later.cancel()  # none waits now: written next, after the chunk just relayed
-            self._later = asyncio.get_running_loop().call_soon(self._write)  # type: ignore[assignment]
-
-    def _finish(self, exchange: Exchange) -> None:
-        """Write the exchange's record now, or, while others wait for a first byte, once none does."""
-        self._finished.append(exchange)
-        if not self.waiting or self._stopping:
-            self._write()
-        elif self._later is None:
-            self._later = asyncio.get_running_loop().call_later(WRITE_DELAY, self._write)
-
-    def _write(self) -> None:
-        if self._later is not None:
-            self._later.cancel()
-            self._later = None
-        finished, self._finished = self._finished, []
-        for exchange in finished:
-            if exchange.response_encoding is not None:
-                exchange.response_body, exchange.encoding_note = _decompressed(exchange.response_body or b"",
-                                                                               exchange.response_encoding)
-                exchange.response_encoding = None
-            assert self.recording is not None
-            self.recording.append(exchange)
+                    exchange.response_body, exchange.encoding_note = _decompressed(
+                        b"".join(chunks), _header(exchange.response_headers, "content-encoding"))
+                self.recording.append(exchange)
 
     def _unreachable(self, exchange: Exchange | None, exc: BaseException) -> web.Response:
         detail = str(exc) or exc.__class__.__name__

@@ -158,8 +158,7 @@ class Exchange:
     response_headers: list[tuple[str, str]] = field(default_factory=list)
     first_byte: float | None = None
     ended: float | None = None
-    response_body: bytes | None = None  # decompressed (until ``response_encoding`` is None: as received)
-    response_encoding: str | None = None  # the Content-Encoding of a body not yet decompressed for the record
+    response_body: bytes | None = None  # decompressed
     encoding_note: str | None = None  # a body that could not be decompressed for the record
     partial: str | None = None
     answered_by_recorder: str | None = None
