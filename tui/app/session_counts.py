@@ -134,13 +134,7 @@ class Counter:
     def stop(self) -> None:
         """End the process now (the picker closed or scans again): nothing more is yielded."""
         self._stopped = True
-        process = self.process
-        if process is not None and process.is_alive():
-            process.terminate()
-            process.join(timeout=2)
-            if process.is_alive():  # pragma: no cover - SIGTERM is enough for our own process
-                process.kill()
-                process.join(timeout=2)
+        spawn.end(self.process)
 
 
 class CountCache:

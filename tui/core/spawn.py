@@ -39,6 +39,16 @@ def start(target: Callable[..., None], args: tuple, name: str) -> tuple[Any, Any
     return process, receive
 
 
+def end(process: Any) -> None:
+    """End a worker started by ``start`` now: SIGTERM, then SIGKILL if it is still there after 2 s."""
+    if process is not None and process.is_alive():
+        process.terminate()
+        process.join(timeout=2)
+        if process.is_alive():  # pragma: no cover - SIGTERM is enough for our own worker
+            process.kill()
+            process.join(timeout=2)
+
+
 def settle_child() -> None:
     """In the child, first: output to the null device, priority lowered by ``NICE`` where allowed."""
     quiet = os.open(os.devnull, os.O_WRONLY)

@@ -212,13 +212,7 @@ class Worker:
     def stop(self) -> None:
         """End the worker now (the run was closed): nothing more is delivered."""
         self._stopped.set()
-        process = self.process
-        if process is not None and process.is_alive():
-            process.terminate()
-            process.join(timeout=2)
-            if process.is_alive():  # pragma: no cover - SIGTERM is enough for our own worker
-                process.kill()
-                process.join(timeout=2)
+        spawn.end(self.process)
         # the reading thread sees the pipe's end and closes it
 
 
