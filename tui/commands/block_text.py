@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.core import jsonio
-from tui.core.blocks import is_media, is_tool_result, is_tool_use, media_description
+from tui.core.blocks import is_media, is_tool_result, is_tool_use, media_description, result_text
 from tui.core.run import block_type
 
 CONTINUE = "      "  # continuation lines of a block, under its first line
@@ -51,13 +51,7 @@ def block_text(block: Any, cont: str) -> str:
         return f"{kind} {block.get('id')} {block.get('name')} {_json(block.get('input'))}"
     if is_tool_result(kind):
         mark = " is_error" if block.get("is_error") else ""
-        content = block.get("content")
-        if isinstance(content, str):
-            text = content
-        elif isinstance(content, list):
-            text = "\n".join(result_part(b) for b in content)
-        else:
-            text = "" if content is None else _json(content)
+        text = result_text(block.get("content"), result_part)
         return f"{kind} {block.get('tool_use_id')}{mark}: " + indented(text, cont)
     if kind == "thinking":
         thought = block.get("thinking")

@@ -19,8 +19,9 @@ No Textual here; the text returned comes from the run and is untrusted (callers 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from tui.core import jsonio
 from tui.core.run import block_type
 
 TEXT, THINKING, REDACTED_THINKING = "text", "thinking", "redacted_thinking"
@@ -42,6 +43,16 @@ def is_tool_use(kind: Any) -> bool:
 def is_tool_result(kind: Any) -> bool:
     """``tool_result``, or a server tool's result (``web_search_tool_result``, ``mcp_tool_result``)."""
     return isinstance(kind, str) and (kind == TOOL_RESULT or kind.endswith("_tool_result"))
+
+
+def result_text(content: Any, part: Callable[[Any], str]) -> str:
+    """A tool result's ``content`` as text: a string as it is, a list of blocks each through ``part``, one per
+    line, nothing for None, anything else as JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(part(b) for b in content)
+    return "" if content is None else jsonio.dumps(content).decode("utf-8", "replace")
 
 
 def is_media(kind: Any) -> bool:

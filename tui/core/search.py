@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tui.core import jsonio
-from tui.core.blocks import is_tool_use
+from tui.core.blocks import is_tool_use, result_text
 from tui.core.run import Run, blocks_of
 
 
@@ -28,14 +28,7 @@ def block_text(block: Any) -> str:
     if is_tool_use(kind):
         return f"{block.get('name')} {block.get('id')} {jsonio.dumps(block.get('input')).decode('utf-8', 'replace')}"
     if kind == "tool_result":
-        content = block.get("content")
-        if isinstance(content, str):
-            body = content
-        elif isinstance(content, list):
-            body = "\n".join(block_text(b) for b in content)
-        else:
-            body = "" if content is None else jsonio.dumps(content).decode("utf-8", "replace")
-        return f"{block.get('tool_use_id')} {body}"
+        return f"{block.get('tool_use_id')} {result_text(block.get('content'), block_text)}"
     return jsonio.dumps(block).decode("utf-8", "replace")
 
 
