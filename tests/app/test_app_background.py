@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+from pathlib import Path
 
 from analysis_helpers import INVENTED, stepper
 from app_helpers import REFUND, app_for, screen_text, settle
@@ -77,6 +78,20 @@ def gone(pid: int) -> bool:
         return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
 
 
+async def _open_held(app, pilot, flag: Path, wait: bool = True) -> StepperScreen:
+    """Another run of the refund file opened on top, its analyses' process held before it loads (until
+    ``flag`` exists); with ``wait``, until that process is running."""
+    loader = functools.partial(open_when_flagged, str(flag), str(REFUND))
+    other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
+    app.push_screen(other)
+    await pilot.pause()
+    for _ in range(50 if wait else 0):
+        if other.background is not None and other.background.alive:
+            break
+        await asyncio.sleep(0.1)
+    return other
+
+
 async def test_steps_are_answered_while_the_process_works_and_closing_the_run_ends_it(tmp_path, monkeypatch):
     monkeypatch.setattr(StepperScreen, "process_from", 0)
     flag = tmp_path / "go"
@@ -84,14 +99,7 @@ async def test_steps_are_answered_while_the_process_works_and_closing_the_run_en
     async with app.run_test(size=(120, 40)) as pilot:
         await analysed(pilot, stepper(app))
         first = stepper(app).background.processes
-        loader = functools.partial(open_when_flagged, str(flag), str(REFUND))
-        other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
-        app.push_screen(other)  # another run opened: its own process, held before it loads
-        await pilot.pause()
-        for _ in range(50):
-            if other.background is not None and other.background.alive:
-                break
-            await asyncio.sleep(0.1)
+        other = await _open_held(app, pilot, flag)  # another run opened: its own process, held before it loads
         processes = other.background.processes
         assert processes and all(p.is_alive() for p in processes) and other.view.findings is None
         await pilot.press("j", "j", "j")
@@ -111,10 +119,7 @@ async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypat
     app = app_for(REFUND, tmp_path, at=0)
     async with app.run_test(size=(120, 40)) as pilot:
         await analysed(pilot, stepper(app))
-        loader = functools.partial(open_when_flagged, str(flag), str(REFUND))
-        other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
-        app.push_screen(other)
-        await pilot.pause()
+        other = await _open_held(app, pilot, flag, wait=False)
         await pilot.press("j")
         flag.write_text("go")
         await analysed(pilot, other)
@@ -140,16 +145,10 @@ async def test_a_file_changed_since_it_was_opened_is_analysed_in_the_app(tmp_pat
 
 async def test_quitting_the_app_ends_the_analyses_it_is_waiting_for(tmp_path, monkeypatch):
     monkeypatch.setattr(StepperScreen, "process_from", 0)
-    loader = functools.partial(open_when_flagged, str(tmp_path / "never"), str(REFUND))
     app = app_for(REFUND, tmp_path, at=0)
     async with app.run_test(size=(120, 40)) as pilot:
         await analysed(pilot, stepper(app))
-        other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
-        app.push_screen(other)
-        for _ in range(50):
-            if other.background is not None and other.background.alive:
-                break
-            await asyncio.sleep(0.1)
+        other = await _open_held(app, pilot, tmp_path / "never")
         processes = other.background.processes
         assert processes and all(p.is_alive() for p in processes)
         await pilot.press("q")  # quit, from the stepper

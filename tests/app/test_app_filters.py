@@ -4,17 +4,12 @@ it wrapped, cleared by Escape."""
 
 from __future__ import annotations
 
-from app_helpers import REFUND, app_for, screen_text, settle
+from app_helpers import REFUND, app_for, screen_text, settle, stepper
 from conftest import REPO, SAMPLES
 
 from tui.app.screens.stepper import StepperScreen
 
 WITH_FINDINGS = SAMPLES / "broken" / "orphan_result_retry.jsonl"
-
-
-def _stepper(app) -> StepperScreen:
-    assert isinstance(app.screen, StepperScreen)
-    return app.screen
 
 
 async def _filter(pilot, typed: str) -> None:
@@ -24,11 +19,11 @@ async def _filter(pilot, typed: str) -> None:
 
 def _status(app) -> str:
     """The status line, on however many rows it took, as one line."""
-    return " ".join(str(_stepper(app).status.render()).split())
+    return " ".join(str(stepper(app).status.render()).split())
 
 
 def _list_rows(app) -> list[str]:
-    screen = _stepper(app)
+    screen = stepper(app)
     width = screen.message_list.size.width
     return [screen.message_list.line_text(row, width).plain for row in range(screen.message_list.row_count())]
 
@@ -38,7 +33,7 @@ async def test_a_role_filter_hides_rows_counts_them_and_stepping_skips_them(tmp_
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await _filter(pilot, "role:assistant")
-        screen = _stepper(app)
+        screen = stepper(app)
         assert screen.index == 1  # message 0 is hidden: the next shown one
         assert "filter role:assistant: 4 hidden" in screen_text(app).split("\n")[0]
         assert [row.split()[:2] for row in _list_rows(app)[:4]] == [
@@ -59,7 +54,7 @@ async def test_a_tool_filter_keeps_its_calls_and_their_results_and_n_steps_past_
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         await _filter(pilot, "tool:issue_refund")
-        screen = _stepper(app)
+        screen = stepper(app)
         assert screen.message_list.shown == [5, 6, 8]
         assert screen.index == 5
         await pilot.press("p")  # the earlier model calls are hidden: none to go to
@@ -72,7 +67,7 @@ async def test_a_finding_filter_and_the_next_finding_key(tmp_path):
     app = app_for(WITH_FINDINGS, tmp_path, at=0)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
-        screen = _stepper(app)
+        screen = stepper(app)
         marked = [i for i in range(screen.view.total) if screen.view.severity(i) is not None]
         assert marked
         await _filter(pilot, "finding")
@@ -89,7 +84,7 @@ async def test_search_covers_the_system_prompt_and_the_tools_and_says_when_it_wr
         assert "'Northwind': no message matches; in the system prompt (s)" in _status(app)
         await pilot.press("slash", "ctrl+u", *"carrier", "enter")
         await settle(pilot)
-        screen = _stepper(app)
+        screen = stepper(app)
         assert screen.matches.rows == [2, 4] and screen.index == 2
         assert "also in the system prompt (s), 1 tool: get_shipment (t)" in _status(app)
         await pilot.press("greater_than_sign", "greater_than_sign")

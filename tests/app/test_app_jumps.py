@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import shutil
 
-from app_helpers import REFUND, app_for, screen_text, settle
-from textual.widgets import OptionList
+from app_helpers import REFUND, app_for, screen_text, settle, stepper
 
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
-from tui.app.screens.stepper import StepperScreen
 from tui.core.view.jumps import JumpList
 
 SESSION = "spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04"
@@ -21,11 +19,6 @@ def _footer(app) -> str:
     return screen_text(app).split("\n")[-1]
 
 
-def _stepper(app) -> StepperScreen:
-    assert isinstance(app.screen, StepperScreen)
-    return app.screen
-
-
 async def test_ctrl_o_goes_back_after_a_jump_and_ctrl_n_forward_again(tmp_path):
     app = app_for(REFUND, tmp_path, at=1)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -33,22 +26,22 @@ async def test_ctrl_o_goes_back_after_a_jump_and_ctrl_n_forward_again(tmp_path):
         assert "^o Back" not in _footer(app)  # nowhere to go back to yet
         await pilot.press("colon", "6", "enter")  # a jump
         await settle(pilot)
-        assert _stepper(app).index == 6 and "^o Back" in _footer(app)
+        assert stepper(app).index == 6 and "^o Back" in _footer(app)
         await pilot.press("k")  # a step is not a jump
         await pilot.press("G")  # a jump from 5 to 7, the last message
         await settle(pilot)
         await pilot.press("ctrl+o")
-        assert _stepper(app).index == 5
+        assert stepper(app).index == 5
         await pilot.press("ctrl+o")
-        assert _stepper(app).index == 1
+        assert stepper(app).index == 1
         await settle(pilot)
         assert "^o Back" not in _footer(app)
         await pilot.press("ctrl+n", "ctrl+n")
-        assert _stepper(app).index == 7
+        assert stepper(app).index == 7
         await pilot.press("ctrl+o", "colon", "3", "enter")  # a new jump forgets what was ahead
         await settle(pilot)
         await pilot.press("ctrl+n")
-        assert _stepper(app).index == 3
+        assert stepper(app).index == 3
 
 
 async def test_a_search_match_and_a_provenance_source_are_jumps_too(tmp_path):
@@ -57,13 +50,13 @@ async def test_a_search_match_and_a_provenance_source_are_jumps_too(tmp_path):
         await settle(pilot)
         await pilot.press("slash", *"AMOUNT_CENTS", "enter")
         await settle(pilot)
-        assert _stepper(app).index == 5
+        assert stepper(app).index == 5
         await pilot.press("greater_than_sign")
-        assert _stepper(app).index == 6
+        assert stepper(app).index == 6
         await pilot.press("ctrl+o")
-        assert _stepper(app).index == 5
+        assert stepper(app).index == 5
         await pilot.press("ctrl+o")
-        assert _stepper(app).index == 0
+        assert stepper(app).index == 0
 
 
 def test_the_jump_list_keeps_places_not_repeats():
@@ -90,11 +83,11 @@ async def test_a_task_call_opens_its_subagents_run_and_the_way_back_returns_to_t
     app = app_for(_session(tmp_path, realruns), tmp_path, run=1, at=9)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        caller = _stepper(app)
+        caller = stepper(app)
         assert "enter: run 2, the subagent's" in screen_text(app)
         await pilot.press("enter")
         await settle(pilot)
-        sub = _stepper(app)
+        sub = stepper(app)
         assert sub is not caller and sub.view.run.source.run_index == 2 and sub.index == 0
         assert "started by run 1's Task call at message 9" in screen_text(app)
         assert "^o Back" in _footer(app)
@@ -113,12 +106,12 @@ async def test_a_run_after_a_compaction_links_to_the_run_before_it_and_back(tmp_
         assert "enter: run 1, before the compaction" in screen_text(app)
         await pilot.press("enter")
         await settle(pilot)
-        before = _stepper(app)
+        before = stepper(app)
         assert before.view.run.source.run_index == 1 and before.index == len(before.view.run.messages) - 1
         assert "enter: run 0, after the compaction" in screen_text(app)
         await pilot.press("escape")  # Escape goes back too
         await settle(pilot)
-        assert _stepper(app).view.run.source.run_index == 0
+        assert stepper(app).view.run.source.run_index == 0
 
 
 async def test_escape_on_a_run_list_opened_first_goes_to_the_picker(tmp_path, realruns):

@@ -2,39 +2,33 @@
 
 from __future__ import annotations
 
-from app_helpers import REFUND, app_for, screen_text, settle, write_run
+from app_helpers import REFUND, app_for, screen_text, settle, stepper, write_run
 from conftest import SAMPLES
 from textual import events
 from textual.widgets import Footer
 
-from tui.app.screens.stepper import StepperScreen
 from tui.core.prefix import request_json
 from tui.formats import open_run
-
-
-def _stepper(app) -> StepperScreen:
-    assert isinstance(app.screen, StepperScreen)
-    return app.screen
 
 
 async def test_stepping_moves_the_index_and_the_request_follows(tmp_path):
     app = app_for(REFUND, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert _stepper(app).index == 0
+        assert stepper(app).index == 0
         await pilot.press("j", "down", "j")
         await settle(pilot)
-        assert _stepper(app).index == 3
+        assert stepper(app).index == 3
         text = screen_text(app)
         assert "message 3 of 8 · model call 2 of 4" in text
         assert "message 3 · assistant · call 2 · the model's output" in text
         await pilot.press("k", "up")
         await settle(pilot)
-        assert _stepper(app).index == 1
+        assert stepper(app).index == 1
         await pilot.press("G")
-        assert _stepper(app).index == 7
+        assert stepper(app).index == 7
         await pilot.press("g")
-        assert _stepper(app).index == 0
+        assert stepper(app).index == 0
 
 
 async def test_n_and_p_move_by_model_call(tmp_path):
@@ -42,13 +36,13 @@ async def test_n_and_p_move_by_model_call(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("n")
-        assert _stepper(app).index == 3
+        assert stepper(app).index == 3
         await pilot.press("n", "n")
-        assert _stepper(app).index == 7
+        assert stepper(app).index == 7
         await pilot.press("n")  # no later call: stays
-        assert _stepper(app).index == 7
+        assert stepper(app).index == 7
         await pilot.press("p", "p")
-        assert _stepper(app).index == 3
+        assert stepper(app).index == 3
 
 
 async def test_go_to_index_and_a_bad_index_is_refused(tmp_path):
@@ -57,14 +51,14 @@ async def test_go_to_index_and_a_bad_index_is_refused(tmp_path):
         await settle(pilot)
         await pilot.press("colon", "6", "enter")
         await settle(pilot)
-        assert _stepper(app).index == 6
+        assert stepper(app).index == 6
         assert "message 6 · user · loop · the loop's output" in screen_text(app)
         await pilot.press("colon", "9", "9", "enter")
         await settle(pilot)
-        assert _stepper(app).index == 6
+        assert stepper(app).index == 6
         await pilot.press("colon", "minus", "1", "enter")
         await settle(pilot)
-        assert _stepper(app).index == 7
+        assert stepper(app).index == 7
 
 
 async def test_search_then_next_and_previous_match(tmp_path):
@@ -73,7 +67,7 @@ async def test_search_then_next_and_previous_match(tmp_path):
         await settle(pilot)
         await pilot.press("slash", *"AMOUNT_CENTS", "enter")  # any case; in tool inputs and results
         await settle(pilot)
-        screen = _stepper(app)
+        screen = stepper(app)
         assert screen.matches.rows == [5, 6]
         assert screen.index == 5
         await pilot.press("greater_than_sign")
@@ -90,13 +84,13 @@ async def test_next_finding_and_enter_on_a_problem_jump_to_its_index(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("right_square_bracket")
-        assert _stepper(app).index == 3
+        assert stepper(app).index == 3
         await pilot.press("g", "4")
         await settle(pilot)
         assert "unexpected_tool_use_id" in screen_text(app)
         await pilot.press("down", "enter")  # the second finding (3.0) -> message 3, request view
         await settle(pilot)
-        screen = _stepper(app)
+        screen = stepper(app)
         assert screen.index == 3 and screen.view_name == "request"
         assert "✗ error unexpected_tool_use_id" in screen_text(app)
 
@@ -105,7 +99,7 @@ async def test_system_and_tools_sections_toggle_and_schemas_open(tmp_path):
     app = app_for(REFUND, tmp_path, at=5)
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(pilot)
-        pane = _stepper(app).request
+        pane = stepper(app).request
         assert not any("## Refunds" in row for row in pane.text_rows())
         await pilot.press("s")
         await settle(pilot)
@@ -130,7 +124,7 @@ async def test_enter_opens_a_folded_message_and_a_long_result(tmp_path):
     app = app_for(write_run(tmp_path / "long.jsonl", messages), tmp_path, at=3)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
-        pane = _stepper(app).request
+        pane = stepper(app).request
         rows = pane.text_rows()
         assert any("log line 3" in row for row in rows) and not any("log line 499" in row for row in rows)
         assert any("enter: expand" in row for row in rows)
@@ -183,7 +177,7 @@ async def test_usable_at_80x24_with_the_panes_stacked(tmp_path):
     app = app_for(REFUND, tmp_path, at=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        screen = _stepper(app)
+        screen = stepper(app)
         assert screen.has_class("-narrow")
         assert screen.message_list.region.bottom <= screen.request.region.y
         assert screen.request.region.height >= 8
@@ -210,7 +204,7 @@ async def test_the_app_widget_count_does_not_grow_with_the_run(tmp_path):
             # the footer's keys follow the bindings, and Textual recomposes them a frame late: not counted
             counts.append(sum(1 for w in app.screen.query("*") if not any(isinstance(a, Footer) for a in w.ancestors)
                               and not isinstance(w, Footer)))
-            assert len(_stepper(app).request._parts) < 30
+            assert len(stepper(app).request._parts) < 30
     assert counts[0] == counts[1]
 
 
@@ -218,7 +212,7 @@ async def test_a_rewritten_turn_shows_what_the_provider_returned(tmp_path):
     app = app_for(SAMPLES / "broken" / "rewritten_turn.turnscope.json", tmp_path, at=3)
     async with app.run_test(size=(120, 50)) as pilot:
         await settle(pilot)
-        rows = _stepper(app).request.text_rows()
+        rows = stepper(app).request.text_rows()
         returned = next(y for y, row in enumerate(rows) if "what model call 2 returned" in row)
         assert any("No scan in over a month" in row for row in rows[returned:])
         assert "exact prefix" in screen_text(app)
@@ -251,7 +245,7 @@ async def test_a_held_key_moves_once_per_frame_and_builds_the_request_once_not_p
     app = app_for(write_run(tmp_path / "run.jsonl", messages), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        screen = _stepper(app)
+        screen = stepper(app)
         built, moves = [], []
         show, go_to = screen.request.show, screen.go_to
         screen.request.show = lambda index, follow=True: (built.append(index), show(index, follow))[1]

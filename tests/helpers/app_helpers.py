@@ -10,6 +10,7 @@ from textual.worker import WorkerCancelled
 from conftest import SAMPLES
 
 from tui.app.factory import make_app
+from tui.app.screens.stepper import StepperScreen
 from tui.core import jsonio
 
 REFUND = SAMPLES / "refund" / "run.jsonl"
@@ -21,6 +22,12 @@ def app_for(path: Path | str | None, tmp_path: Path, **options):
     options.setdefault("claude_home", tmp_path / "claude")
     options.setdefault("cache_dir", tmp_path / "cache")
     return make_app(None if path is None else str(path), state_dir=tmp_path / "state", **options)
+
+
+def stepper(app) -> StepperScreen:
+    """The screen shown, which must be the stepper."""
+    assert isinstance(app.screen, StepperScreen)
+    return app.screen
 
 
 def screen_text(app) -> str:
