@@ -22,7 +22,7 @@ from tui.app.render.diffparts import SEPARATOR, SIDE, STACKED, PairPart
 from tui.app.render.lines import PartLayout, Rows, display, wrap_offsets
 from tui.core.view.run_view import RunView
 from tui.app.screens.side_by_side import GAP, Paired
-from tui.app.widgets.message_list import MessageList
+from tui.app.widgets.message_list import LATENCY_WIDTH, MessageList, latency_label
 from tui.app.widgets.turns_view import turn_parts
 from tui.core.diff import Change
 
@@ -209,3 +209,9 @@ def test_message_parts_never_draw_past_narrow_widths():
     for width in range(10, 80):
         doc = PartLayout(parts, width)
         assert all(doc.row(y).cell_len <= width for y in range(len(doc))), width
+
+
+@given(st.floats(min_value=0, max_value=99 * 24 * 3_600_000, allow_nan=False), st.booleans())
+def test_a_call_time_fits_the_latency_column_whole(ms, derived):
+    """Up to 99 days, derived or not: the L column's text is never wider than the column (it would be cut)."""
+    assert cell_len(latency_label(ms, derived)) <= LATENCY_WIDTH

@@ -34,3 +34,5 @@ def test_a_run_without_times_has_no_totals_and_a_missing_duration_is_not_counted
 def test_durations_read_at_a_glance():
     assert [duration(v) for v in (None, 840, 12_400, 185_000, 7_440_000)] == [
         "—", "840 ms", "12.4 s", "3 min 05 s", "2 h 04 min"]
+    assert [duration(v, compact=True) for v in (840, 12_400, 185_000, 7_440_000, 284_400_000)] == [
+        "840ms", "12.4s", "3m05s", "2h04m", "3d07h"]

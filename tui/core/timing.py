@@ -92,17 +92,22 @@ def run_timing(timings: list[CallTiming]) -> RunTiming | None:
     return RunTiming(wall, round(model, 3), round(loop, 3), timed, len(timings), any(t.derived for t in timings))
 
 
-def duration(ms: float | None) -> str:
-    """``840 ms``, ``12.4 s``, ``3 min 05 s``, ``2 h 04 min``; ``—`` for None."""
+def duration(ms: float | None, compact: bool = False) -> str:
+    """``840 ms``, ``12.4 s``, ``3 min 05 s``, ``2 h 04 min``; ``—`` for None. ``compact`` (a list's
+    column): ``840ms``, ``12.4s``, ``3m05s``, ``2h04m``, ``3d07h``."""
     if ms is None:
         return "—"
+    ms_, s_, min_, h_ = ("ms", "s", "m", "h") if compact else (" ms", " s", " min ", " h ")
     if ms < 1000:
-        return f"{ms:.0f} ms"
+        return f"{ms:.0f}{ms_}"
     seconds = ms / 1000.0
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return f"{seconds:.1f}{s_}"
     minutes, sec = divmod(int(round(seconds)), 60)
     if minutes < 60:
-        return f"{minutes} min {sec:02d} s"
+        return f"{minutes}{min_}{sec:02d}{s_}"
     hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
+    if compact and hours >= 24:
+        days, hours = divmod(hours, 24)
+        return f"{days}d{hours:02d}h"
+    return f"{hours}{h_}{minutes:02d}{min_.rstrip()}"

@@ -26,6 +26,7 @@ from tui.app.render import styles as palette
 from tui.app.render.lines import fit, segments
 from tui.app.run_state import RunState
 from tui.app.widgets.cursor_rows import CursorRows
+from tui.core.timing import duration
 from tui.core.view.run_view import RunView
 
 #: The token column: ``~1.4k``, ``=14k``, ``123k``.
@@ -35,16 +36,8 @@ LATENCY_WIDTH = 7
 
 
 def latency_label(ms: float | None, derived: bool) -> str:
-    if ms is None:
-        return ""
-    if ms < 1000:
-        text = f"{ms:.0f}ms"
-    elif ms < 60_000:
-        text = f"{ms / 1000:.1f}s"
-    else:
-        minutes, seconds = divmod(int(round(ms / 1000)), 60)
-        text = f"{minutes}m{seconds:02d}s"
-    return ("~" if derived else "") + text
+    """The latency column's text: ``840ms``, ``12.4s``, ``3m05s``, ``2h04m``, ``3d07h``, ``~`` first where derived."""
+    return "" if ms is None else ("~" if derived else "") + duration(ms, compact=True)
 
 
 class MessageList(CursorRows):
