@@ -125,6 +125,7 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
         self.estimate_of = estimate  # one first call per arm (``experiment.request_estimate`` with K = 1)
         self.estimate: dict[str, Any] | None = None
         self.estimate_error: str | None = None
+        self.estimate_started = False
         self.samples = 1
         self.control = False
         self.control_chosen = False  # the user toggled it: K changes no longer move it
@@ -147,8 +148,6 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
     def on_mount(self) -> None:
         self._describe()
         self.query_one("#review-patch").focus()
-        if self.estimate_of is not None:
-            self._estimate()
 
     @work(thread=True, exclusive=True, group="review-estimate")
     def _estimate(self) -> None:
@@ -244,6 +243,9 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
             self.samples = smaller[-1]
         if not self.control_chosen:
             self.control = self.samples > 1
+        if self.samples > 1 and self.estimate_of is not None and not self.estimate_started:
+            self.estimate_started = True  # once, when it is first needed: a single branch never pays for it
+            self._estimate()
         self._describe()
 
     def action_control(self) -> None:
