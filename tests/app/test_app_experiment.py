@@ -189,8 +189,11 @@ async def test_an_experiment_at_or_under_the_threshold_is_sent_without_asking(ap
         assert "samples 2 without a control" in shown  # the cost is still on the dialog
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="the experiment screen")
-        await until_text(pilot, "all 2 samples done")
-        assert len(api_env.requests) >= 2  # sent, with no confirmation asked on the way
+        await until_text(pilot, "all 2 samples done")  # sent, with no confirmation asked on the way
+        files = app.screen.tally["files"]
+        assert len(files["edited"]) == 2 and not files.get("control")  # K = 2 samples saved, no control arm
+        firsts = [b for b in api_env.bodies if len(b["messages"]) == 5]
+        assert len(firsts) == 2 and all(_edited(b) for b in firsts)  # two first calls, both of the edit
 
 
 async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env, tmp_path):
