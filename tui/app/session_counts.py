@@ -69,7 +69,7 @@ def count_file(path: str, **options: str | None) -> Counted:
     except OSError as exc:
         return _checked(Counted(path, *before, error=f"cannot read: {exc.strerror or exc}"), before)
     title = redact_title(runs[0].title()) if runs else ""
-    return _checked(Counted(path, *before, tuple(len(r.messages) for r in runs), title), before)
+    return _checked(Counted(path, *before, tuple(r.sizes()[0] for r in runs), title), before)
 
 
 def _checked(counted: Counted, before: tuple[int, int]) -> Counted:

@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
         f"{runs[0].source.prefix} prefixes)")
     out(f"{'run':>4}  {'messages':>8}  {'calls':>5}  title")
     for k, r in rows:
-        row = f"{k:>4}  {len(r.messages):>8}  {len(r.calls):>5}  "
+        messages, calls = r.sizes()  # a run built on demand (an .eval sample) is not built to be listed
+        row = f"{k:>4}  {messages:>8}  {calls:>5}  "
         out(row + fit(one_line(r.title()), WIDTH - len(row)))
     return 0

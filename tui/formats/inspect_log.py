@@ -21,16 +21,20 @@ the sample's ``attachments[hash]``, and a v3 event's ``input_refs`` (and a call'
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import io
 import re
+import threading
+import weakref
 import zipfile
 from typing import Any, Iterator
 
 import orjson
 
-from tui.core import jsonio
+from tui.core import collector, jsonio
 from tui.core.errors import LoadError
-from tui.core.run import RECONSTRUCTED, LoadWarning, Run
+from tui.core.run import RECONSTRUCTED, LoadWarning, Run, first_text
 from tui.formats.chat.convert import convert
 from tui.formats.converted import chat_answer, chat_request
 from tui.formats.document import Document
@@ -100,7 +104,10 @@ def load(doc: Document) -> list[Run]:
     sides: list[Run] = []
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
     for sample in samples:
-        main, more = _sample_runs(doc.path, sample, header, status)
+        if isinstance(sample, _Sample):  # an .eval member: runs built again when first asked for
+            main, more = sample.lazy_runs(header, status)
+        else:
+            main, more = _sample_runs(doc.path, sample, header, status)
         sample = None  # dropped before the next one is parsed, which then reuses its memory
         if main is not None:
             samples_runs.append(main)
@@ -112,7 +119,10 @@ def load(doc: Document) -> list[Run]:
     if sides:
         notes.append(f"{len(sides)} side call conversation(s) (scorers' model calls and other calls outside a "
                      f"sample's main conversation) are listed after the {len(samples_runs)} sample run(s)")
-    runs[0].warnings[:0] = [LoadWarning(n) for n in notes]
+    if isinstance(runs[0], _SampleRun):
+        runs[0].prepend_warnings([LoadWarning(n) for n in notes])
+    else:
+        runs[0].warnings[:0] = [LoadWarning(n) for n in notes]
     for k, run in enumerate(runs):
         run.source.run_index, run.source.run_count = k, len(runs)
     return runs
@@ -133,7 +143,7 @@ def _json_log(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any]], 
     return value, (s for s in samples if isinstance(s, dict)), []
 
 
-def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any]], list[str]]:
+def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[_Sample], list[str]]:
     archive = _archive(doc)
     if archive is None:
         raise LoadError(doc.path, "a zip archive that cannot be read (truncated or damaged)", 1, 1)
@@ -157,14 +167,7 @@ def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any
             order.append((_natural(ident), epoch, name))
     order.sort()
 
-    def samples() -> Iterator[dict[str, Any]]:
-        for _, _, name in order:  # one at a time: each sample's JSON is dropped before the next is read
-            value = _member(doc, archive, name)
-            if isinstance(value, dict):
-                yield value
-            value = None  # (not held while the next is parsed: a sample is tens of megabytes in a big log)
-
-    return header, samples(), notes
+    return header, (_Sample(doc, archive, name) for _, _, name in order), notes
 
 
 def _member(doc: Document, archive: zipfile.ZipFile, name: str) -> Any:
@@ -182,10 +185,124 @@ def _natural(ident: str) -> tuple[int, Any]:
     return (0, int(ident)) if ident.isdigit() else (1, ident)
 
 
+# -- an .eval's samples, built when first asked for ----------------------------------------------
+
+
+class _Sample:
+    """One ``samples/<id>_epoch_<n>.json`` member of an ``.eval``, and the runs it gives.
+
+    Loading builds the sample's runs once, to know how many there are and what a list shows of each
+    (title, counts, meta), then drops them with the sample's JSON; the runs handed out are
+    ``_SampleRun`` s that read the member again and build all of the sample's runs the first time
+    anything else of one of them is asked for. Keeping every sample's built runs while the next
+    samples are parsed costs the parse of each later one far more than building it again on demand
+    (the kept objects sit among the freed ones: the parse of a 100 MB log took twice as long)."""
+
+    def __init__(self, doc: Document, archive: zipfile.ZipFile, name: str):
+        self.doc, self.archive, self.name = doc, archive, name
+        self.header: dict[str, Any] = {}
+        self.status = "started"
+        #: The runs handed out, weakly (they hold this sample until they are built; a run dropped unbuilt frees it).
+        self.runs: list[weakref.ref[_SampleRun]] = []
+        self.lock = threading.Lock()
+
+    def built(self, whole: bool = True) -> tuple[Run | None, list[Run]]:
+        value = _member(self.doc, self.archive, self.name)
+        if not isinstance(value, dict):
+            return None, []
+        return _sample_runs(self.doc.path, value, self.header, self.status, whole)
+
+    def lazy_runs(self, header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
+        """The sample's runs as loading hands them out: what lists show of each, the rest built later."""
+        self.header, self.status = header, status
+        main, more = self.built(whole=False)
+        facts = [(run.source, run.meta, (len(run.messages), len(run.calls)), run.call_starts())
+                 for run in ([main] if main is not None else []) + more]
+        has_main = main is not None
+        main = more = None  # the sample's JSON and its runs are freed here, before the facts are copied
+        runs = [_SampleRun(self, dataclasses.replace(source), copy.deepcopy(meta), sizes, starts)
+                for source, meta, sizes, starts in facts]
+        facts = None
+        self.runs = [weakref.ref(run) for run in runs]
+        if not has_main:
+            return None, runs
+        return runs[0], runs[1:]
+
+    def fill(self) -> None:
+        """Build the sample's runs again and give each ``_SampleRun`` of it the rest of its attributes."""
+        with self.lock:
+            lazy = [ref() for ref in self.runs]
+            if all(run is None or run.filled for run in lazy):
+                return
+            with collector.paused():
+                main, more = self.built()
+            runs = ([main] if main is not None else []) + more
+            if len(runs) != len(self.runs):  # the bytes are in memory, so this cannot happen
+                raise LoadError(self.doc.path, f"{self.name} in the archive gave {len(runs)} run(s) when built "
+                                               f"again, {len(self.runs)} when loaded")
+            for waiting, run in zip(lazy, runs):
+                if waiting is not None:
+                    waiting.fill(run)
+
+
+class _SampleRun(Run):
+    """A run of an ``.eval`` sample that holds only its source, meta and counts until anything else of it
+    is asked for; then its sample is read and built again (``_Sample``) and it is the run loading built.
+    What lists show (``title()``, ``meta``, ``source``, ``sizes()``, ``call_starts()``) answers without building."""
+
+    def __init__(self, sample: _Sample, source: Any, meta: dict[str, Any], sizes: tuple[int, int],
+                 starts: list[str | None]):
+        # not the dataclass's __init__: the other fields come from ``fill``
+        self.__dict__.update(source=source, meta=meta, _sample=sample, _sizes=sizes, _starts=starts, _notes=[])
+
+    @property
+    def filled(self) -> bool:
+        return "_sample" not in self.__dict__
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not there yet: build them
+        sample = self.__dict__.get("_sample")
+        if sample is None or name.startswith("__"):
+            raise AttributeError(name)
+        sample.fill()
+        return object.__getattribute__(self, name)
+
+    def fill(self, run: Run) -> None:
+        state = self.__dict__
+        if "_sample" not in state:
+            return
+        for key, value in vars(run).items():
+            if key not in state:  # source and meta stay the ones handed out (a caller may have set them)
+                state[key] = value
+        notes = state.pop("_notes")
+        if notes:
+            state["warnings"][:0] = notes
+        del state["_sample"], state["_sizes"], state["_starts"]
+
+    def prepend_warnings(self, warnings: list[LoadWarning]) -> None:
+        if self.filled:
+            self.warnings[:0] = warnings
+        else:
+            self.__dict__["_notes"][:0] = warnings
+
+    def sizes(self) -> tuple[int, int]:
+        return self.__dict__["_sizes"] if not self.filled else super().sizes()
+
+    def call_starts(self) -> list[str | None]:
+        return list(self.__dict__["_starts"]) if not self.filled else super().call_starts()
+
+    def __getstate__(self) -> dict[str, Any]:  # pickled or copied: the whole run
+        if not self.filled:
+            self.__dict__["_sample"].fill()
+        return dict(self.__dict__)
+
+
 # -- one sample ------------------------------------------------------------------------------
 
 
-def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
+def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], status: str,
+                 whole: bool = True) -> tuple[Run | None, list[Run]]:
+    """The sample's run and its side runs. Not ``whole``: only what a list shows of each is right (the
+    titles, counts, source and meta); attachments are put back only where a title is read from."""
     attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
     events = sample.get("events")
     if not isinstance(events, list):
@@ -227,7 +344,10 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
             _convert_run(run, attachments, notes)
         _mark(run, kinds, provider)
         run.warnings += [LoadWarning(n) for n in notes]
-        _resolve_run(run, attachments)
+        if whole:
+            _resolve_run(run, attachments)
+        else:
+            _resolve_for_title(run, attachments)
     main = runs[0] if runs else None
     if main is not None:
         _finish(main, sample, status, label, header)
@@ -347,6 +467,17 @@ def _resolve_run(run: Run, attachments: dict[str, Any]) -> None:
             request.system = _resolve(request.system, attachments)
             request.tools = _resolve(request.tools, attachments)
             request.params = _resolve(request.params, attachments)
+
+
+def _resolve_for_title(run: Run, attachments: dict[str, Any]) -> None:
+    """Attachments put back into the user messages ``Run.title`` reads: up to the first with text."""
+    if not attachments:
+        return
+    for i, message in enumerate(run.messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            message = run.messages[i] = _resolve(message, attachments)
+            if first_text(message.get("content")):
+                return
 
 
 def _arguments_resolved(messages: list[Any], attachments: dict[str, Any]) -> list[Any]:
