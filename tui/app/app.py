@@ -217,7 +217,7 @@ class TurnscopeApp(App):
                 self.followers[path] = follower
             else:
                 self.followers.pop(path, None)
-                runs = load_runs(path, **self.load_options.kwargs())
+                runs = load_runs(path, lazy=True, **self.load_options.kwargs())  # the run list, then one run
             if run is not None and not 0 <= run < len(runs):
                 raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)}")
         except LoadError as exc:

@@ -62,7 +62,7 @@ def count_file(path: str, **options: str | None) -> Counted:
 
     before = stamp(path) or (-1, -1)
     try:
-        runs = load_runs(path, **options)
+        runs = load_runs(path, lazy=True, **options)  # counted, not built (an .eval's samples)
     except (LoadError, UsageError) as exc:
         text = exc.line_text() if isinstance(exc, LoadError) else str(exc)
         return _checked(Counted(path, *before, error=f"cannot open: {text}"), before)

@@ -16,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runs = load_runs(args.file, **options(args))
+    runs = load_runs(args.file, lazy=True, **options(args))  # listed, not built (an .eval's samples)
     rows = list(enumerate(runs))
     if args.run is not None:
         rows = [(args.run, pick_run(args.file, runs, args.run))]

@@ -3,7 +3,8 @@
 Every sample, and every epoch of it, is a run, titled with its id, epoch, score and status
 (``turnscope list``; ``--run K`` picks one); the runs come in the log's sample order, and the
 side calls after them. An ``.eval`` is read with the standard library's ``zipfile`` from the
-bytes in memory, one ``samples/<id>_epoch_<n>.json`` at a time, never extracted to disk.
+bytes in memory, one ``samples/<id>_epoch_<n>.json`` at a time, never extracted to disk; loaded
+lazily (to list its runs and open one) a sample's runs are built again when first asked for (``_Sample``).
 
 Each ``ModelEvent`` is one model call. Its recorded ``call.request`` is the exact request:
 where the provider was Anthropic it is a Messages API body and the prefixes are exact; another
@@ -104,8 +105,8 @@ def load(doc: Document) -> list[Run]:
     sides: list[Run] = []
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
     for sample in samples:
-        if isinstance(sample, _Sample):  # an .eval member: runs built again when first asked for
-            main, more = sample.lazy_runs(header, status)
+        if isinstance(sample, _Sample):  # an .eval member: lazily, its runs built again when first asked for
+            main, more = sample.lazy_runs(header, status) if doc.lazy else sample.whole_runs(header, status)
         else:
             main, more = _sample_runs(doc.path, sample, header, status)
         sample = None  # dropped before the next one is parsed, which then reuses its memory
@@ -191,12 +192,14 @@ def _natural(ident: str) -> tuple[int, Any]:
 class _Sample:
     """One ``samples/<id>_epoch_<n>.json`` member of an ``.eval``, and the runs it gives.
 
-    Loading builds the sample's runs once, to know how many there are and what a list shows of each
-    (title, counts, meta), then drops them with the sample's JSON; the runs handed out are
-    ``_SampleRun`` s that read the member again and build all of the sample's runs the first time
-    anything else of one of them is asked for. Keeping every sample's built runs while the next
-    samples are parsed costs the parse of each later one far more than building it again on demand
-    (the kept objects sit among the freed ones: the parse of a 100 MB log took twice as long)."""
+    Loaded lazily (``load_runs(lazy=True)``: the app, ``list``, ``open_run``), the sample's runs are
+    built once, to know how many there are and what a list shows of each (title, counts, meta), then
+    dropped with the sample's JSON; the runs handed out are ``_SampleRun`` s that read the member again
+    and build all of the sample's runs the first time anything else of one of them is asked for.
+    Keeping every sample's built runs while the next samples are parsed costs the parse of each later
+    one far more than building one again on demand (the kept objects sit among the freed ones: the
+    parses and frees of a 100 MB log took twice as long). Otherwise (``check``, ``convert``: every
+    run is read) the runs are built whole, once."""
 
     def __init__(self, doc: Document, archive: zipfile.ZipFile, name: str):
         self.doc, self.archive, self.name = doc, archive, name
@@ -211,6 +214,11 @@ class _Sample:
         if not isinstance(value, dict):
             return None, []
         return _sample_runs(self.doc.path, value, self.header, self.status, whole)
+
+    def whole_runs(self, header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
+        """The sample's runs built whole (a caller that reads every run: ``check``, ``convert``)."""
+        self.header, self.status = header, status
+        return self.built()
 
     def lazy_runs(self, header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
         """The sample's runs as loading hands them out: what lists show of each, the rest built later."""
