@@ -222,7 +222,7 @@ def test_an_eval_is_listed_from_one_read_of_each_sample_and_a_run_is_built_when_
         return read(self, name, pwd)
 
     monkeypatch.setattr(zipfile.ZipFile, "read", counted)
-    runs = load_runs(str(path))
+    runs = load_runs(str(path), lazy=True)  # as the app, list and the picker load it
     listed = [(r.title(), r.sizes(), r.meta["sample_id"], r.meta["epoch"], r.meta["status"]) for r in runs]
     samples = [n for n in reads if n.startswith("samples/")]
     assert len(samples) == len(set(samples)) == len(runs) == 10 and len(reads) == 11  # and header.json
@@ -239,3 +239,8 @@ def test_an_eval_is_listed_from_one_read_of_each_sample_and_a_run_is_built_when_
     whole = load_runs(str(log))
     assert [(r.title(), r.sizes()) for r in whole] == [row[:2] for row in listed]
     assert all(same_run(a, b) and a.meta == b.meta for a, b in zip(runs, whole))
+
+    del reads[:]  # a caller that reads every run (check, convert) has each sample read and built once
+    eager = load_runs(str(path))
+    assert sorted(reads) == sorted(set(reads)) and len(reads) == 11
+    assert all(same_run(a, b) for a, b in zip(eager, whole)) and len(reads) == 11
