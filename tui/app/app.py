@@ -115,6 +115,7 @@ class TurnscopeApp(App):
         # The analyses' process loads the file itself (core imports no loader): how, picklable.
         loader = None if following else functools.partial(open_run, path, run or 0, **self.load_options.kwargs())
         screen = StepperScreen(RunView(following.run if following else chosen), at, view, following, loader=loader)
+        collector.keep_out_loaded()  # a run built when first asked for (an .eval sample) is read-only too
         if len(runs) > 1 and following is None:  # links between the file's runs (subagents, compactions)
             links = self.links.get(path)
             if links is None or links.runs is not runs:

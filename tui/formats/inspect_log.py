@@ -253,6 +253,7 @@ class _Sample:
                     waiting.fill(run)
 
 
+
 class _SampleRun(Run):
     """A run of an ``.eval`` sample that holds only its source, meta and counts until anything else of it
     is asked for; then its sample is read and built again (``_Sample``) and it is the run loading built.
@@ -336,7 +337,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
         if kind != "model":
             continue
         serial += 1
-        exchange, how = _exchange(event, pool, call_pool, f"{label}, model event {serial}", attachments)
+        exchange, how = _exchange(event, pool, call_pool, f"{label}, model event {serial}", attachments, whole)
         kinds.add(how)
         side = in_scorer_step > 0 or event.get("span_id") in scorer_spans
         (scorer if side else agent).append(exchange)
@@ -515,8 +516,9 @@ def _ranges(refs: Any, pool: list[Any]) -> list[Any] | None:
 
 
 def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], where: str,
-              attachments: dict[str, Any]) -> tuple[Exchange, str]:
-    """The model event as an exchange, and how its request was had: exact, converted or input."""
+              attachments: dict[str, Any], whole: bool = True) -> tuple[Exchange, str]:
+    """The model event as an exchange, and how its request was had: exact, converted or input (not
+    ``whole``: for a list only, dropped with the sample, so its credentials are not looked for)."""
     model = event.get("model") if isinstance(event.get("model"), str) else ""
     call = event.get("call") if isinstance(event.get("call"), dict) else {}
     request = call.get("request") if isinstance(call.get("request"), dict) else None
@@ -553,7 +555,8 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
         if isinstance(model, str) and model:
             raw["model"] = model.split("/", 1)[-1]
         exchange.body = {"messages": _chat(inputs if isinstance(inputs, list) else []), RAW: raw}
-    exchange.dropped = drop_credentials(exchange.body if how == "exact" else exchange.body[RAW])
+    if whole:
+        exchange.dropped = drop_credentials(exchange.body if how == "exact" else exchange.body[RAW])
     if event.get("error"):
         exchange.error = str(event["error"])[:200]
         return exchange, how
