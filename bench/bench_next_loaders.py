@@ -199,16 +199,18 @@ FLOORS = {
             "        if text and text[:1] in '{[':\n"
             "            orjson.loads(text)\n"),
 }
-#: turnscope's loading, as ``turnscope FILE`` does it before the first screen: the runs, then what the run
-#: list shows of each (a checkout without ``Run.sizes`` / ``call_starts`` reads the lists they stand for).
-LOAD = ("import sys\nfrom tui.formats import load_runs\nruns = load_runs(sys.argv[1])\n"
-        "for run in runs:\n"
+#: turnscope's loading, as ``turnscope FILE`` does it before the first screen (``load_runs(lazy=True)`` where the
+#: checkout has it, as the app calls it), then what the run list shows of each run (a checkout without
+#: ``Run.sizes`` / ``call_starts`` reads the lists they stand for).
+_RUNS = ("import sys\nfrom tui.formats import load_runs\n"
+         "lazy = {'lazy': True} if 'lazy' in load_runs.__code__.co_varnames else {}\n"
+         "runs = load_runs(sys.argv[1], **lazy)\n")
+LOAD = (_RUNS + "for run in runs:\n"
         "    run.title(), run.meta\n"
         "    run.sizes() if hasattr(run, 'sizes') else (len(run.messages), len(run.calls))\n"
         "    run.call_starts() if hasattr(run, 'call_starts') else [c.started for c in run.calls]\n")
 #: Opening the first run whole: ``turnscope FILE --run 0`` (or Enter on the run list's first row).
-OPEN_FIRST = ("import sys\nfrom tui.formats import load_runs\nrun = load_runs(sys.argv[1])[0]\n"
-              "run.messages, run.calls, run.system, run.tools, run.warnings\n")
+OPEN_FIRST = _RUNS + "run = runs[0]\nrun.messages, run.calls, run.system, run.tools, run.warnings\n"
 FILES = (("codex rollout", "rollout.jsonl", rollout, "lines"), ("inspect .json log", "inspect.json", inspect_json, "document"),
          ("inspect .eval log", "inspect.eval", inspect_eval, "eval"), ("har recording", "recording.har", har, "har"))
 

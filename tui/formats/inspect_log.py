@@ -22,9 +22,8 @@ the sample's ``attachments[hash]``, and a v3 event's ``input_refs`` (and a call'
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import io
+import pickle
 import re
 import threading
 import weakref
@@ -104,12 +103,21 @@ def load(doc: Document) -> list[Run]:
     samples_runs: list[Run] = []
     sides: list[Run] = []
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
+    listed: list[tuple[zipfile.ZipFile, str, bytes]] = []
     for sample in samples:
-        if isinstance(sample, _Sample):  # an .eval member: lazily, its runs built again when first asked for
-            main, more = sample.lazy_runs(header, status) if doc.lazy else sample.whole_runs(header, status)
+        if isinstance(sample, _Sample):  # an .eval member
+            if doc.lazy:  # what a list shows of its runs, kept as bytes until every sample is read
+                listed.append((sample.archive, sample.name, sample.listed(header, status)))
+                continue
+            main, more = sample.whole_runs(header, status)
         else:
             main, more = _sample_runs(doc.path, sample, header, status)
         sample = None  # dropped before the next one is parsed, which then reuses its memory
+        if main is not None:
+            samples_runs.append(main)
+        sides += more
+    for archive, name, facts in listed:  # the lazily built runs, made after the last parse (not among its objects)
+        main, more = _Sample(doc, archive, name, header, status).hand_out(facts)
         if main is not None:
             samples_runs.append(main)
         sides += more
@@ -201,10 +209,11 @@ class _Sample:
     parses and frees of a 100 MB log took twice as long). Otherwise (``check``, ``convert``: every
     run is read) the runs are built whole, once."""
 
-    def __init__(self, doc: Document, archive: zipfile.ZipFile, name: str):
+    def __init__(self, doc: Document, archive: zipfile.ZipFile, name: str, header: dict[str, Any] | None = None,
+                 status: str = "started"):
         self.doc, self.archive, self.name = doc, archive, name
-        self.header: dict[str, Any] = {}
-        self.status = "started"
+        self.header: dict[str, Any] = header or {}
+        self.status = status
         #: The runs handed out, weakly (they hold this sample until they are built; a run dropped unbuilt frees it).
         self.runs: list[weakref.ref[_SampleRun]] = []
         self.lock = threading.Lock()
@@ -220,17 +229,19 @@ class _Sample:
         self.header, self.status = header, status
         return self.built()
 
-    def lazy_runs(self, header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
-        """The sample's runs as loading hands them out: what lists show of each, the rest built later."""
+    def listed(self, header: dict[str, Any], status: str) -> bytes:
+        """What a list shows of each of the sample's runs (source, meta, counts, call start times),
+        pickled: kept as one object until the runs are handed out (``hand_out``), after the last parse."""
         self.header, self.status = header, status
         main, more = self.built(whole=False)
-        facts = [(run.source, run.meta, (len(run.messages), len(run.calls)), run.call_starts())
-                 for run in ([main] if main is not None else []) + more]
-        has_main = main is not None
-        main = more = None  # the sample's JSON and its runs are freed here, before the facts are copied
-        runs = [_SampleRun(self, dataclasses.replace(source), copy.deepcopy(meta), sizes, starts)
-                for source, meta, sizes, starts in facts]
-        facts = None
+        runs = ([main] if main is not None else []) + more
+        facts = [(run.source, run.meta, (len(run.messages), len(run.calls)), run.call_starts()) for run in runs]
+        return pickle.dumps((main is not None, facts), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def hand_out(self, listed: bytes) -> tuple[Run | None, list[Run]]:
+        """The sample's runs as loading hands them out: what lists show of each, the rest built later."""
+        has_main, facts = pickle.loads(listed)
+        runs = [_SampleRun(self, source, meta, sizes, starts) for source, meta, sizes, starts in facts]
         self.runs = [weakref.ref(run) for run in runs]
         if not has_main:
             return None, runs
