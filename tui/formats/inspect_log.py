@@ -361,7 +361,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
     for run in runs + side_runs:
         notes: list[str] = []
         if RAW in run.params:
-            _convert_run(run, attachments, notes)
+            _convert_run(run, attachments if whole else {}, notes)  # listed: arguments stay unread
         _mark(run, kinds, provider)
         run.warnings += [LoadWarning(n) for n in notes]
         if whole:
