@@ -8,7 +8,7 @@ An upstream (an aiohttp server in its own process) streams a Messages API answer
 written. A client in this process sends the same ~30 KB request body either straight to the
 upstream or through ``turnscope record`` (its own process, recording to a temporary file)
 (and, with ``--against``, through another checkout's recorder too), interleaved call by call
-(who goes first turns with every call), in ``--rounds`` rounds, and notes when the first byte
+(in a new shuffled order for every call), in ``--rounds`` rounds, and notes when the first byte
 and each event arrive. On a shared machine one run's p95 moves with whatever else runs, so
 each figure is taken per round and reported as the median over rounds with the lowest and
 highest round beside it; a ratio or an added time is taken within a round (direct and
@@ -32,6 +32,7 @@ import asyncio
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -152,10 +153,13 @@ def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
 
 
-def rotated(items: list, k: int) -> list:
-    """``items`` starting at the ``k``-th: who goes first changes call by call."""
-    k %= len(items)
-    return items[k:] + items[:k]
+def shuffled(items: list, rng: random.Random) -> list:
+    """``items`` in a new order for every call: each target goes first, and follows each other
+    target, as often as the others (a fixed rotation would put the same target after the same one,
+    which then pays for the one before it finishing its work)."""
+    order = list(items)
+    rng.shuffle(order)
+    return order
 
 
 async def main() -> None:
@@ -167,9 +171,11 @@ async def main() -> None:
     parser.add_argument("--bursts", type=int, default=6, help="bursts of 8 parallel streams per target per round")
     parser.add_argument("--events", type=int, default=40)
     parser.add_argument("--exchanges", type=int, default=1000)
-    parser.add_argument("--against", metavar="CHECKOUT", help="also measure another checkout's recorder (an A/B, "
-                        "e.g. a copy of main), interleaved with the others")
+    parser.add_argument("--against", metavar="CHECKOUT", action="append", default=[],
+                        help="also measure another checkout's recorder (an A/B, e.g. a copy of main), interleaved "
+                        "with the others; may be given more than once")
     args = parser.parse_args()
+    rng = random.Random(19)  # the same orders in every run
     loads = [os.getloadavg()[0]]
     port = free_port()
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.events), "0.002", str(port)])
@@ -186,8 +192,8 @@ async def main() -> None:
         await wait_up(direct)
         targets = {"direct": direct}
         checkouts = [(f"proxied ({loops[0]})", ROOT)]
-        if args.against:
-            checkouts.append((f"{Path(args.against).resolve().name} ({loops[0]})", Path(args.against).resolve()))
+        for other in args.against:
+            checkouts.append((f"{Path(other).resolve().name} ({loops[0]})", Path(other).resolve()))
         for k, (name, checkout) in enumerate(checkouts):
             recorder = subprocess.Popen(
                 [sys.executable, "-m", "tui", "record", "-o", str(recording.with_name(f"rec{k}.jsonl")),
@@ -196,9 +202,6 @@ async def main() -> None:
             recorders[name] = recorder
             targets[name] = recorder.stdout.readline().strip().split("=", 1)[1]
         names = list(targets)
-        first = f"proxied ({loops[0]})"
-        recorder = recorders[first]
-        proxied = targets[first]
         recording = recording.with_name("rec0.jsonl")
         pids = {"upstream": upstream.pid, **{name: p.pid for name, p in recorders.items()}}
         connector = aiohttp.TCPConnector(limit=0)
@@ -214,25 +217,29 @@ async def main() -> None:
             rounds = [{name: ([], [], []) for name in names} for _ in range(args.rounds)]
             for r, per in enumerate(rounds):
                 for c in range(args.calls):
-                    for name in rotated(names, r + c):
+                    for name in shuffled(names, rng):
                         ttfb, lags = await one_call(session, targets[name])
                         per[name][0].append(ttfb)
                         per[name][1].extend(lags)
                 for b in range(args.bursts):
-                    for name in rotated(names, r + b):
+                    for name in shuffled(names, rng):
                         done = await asyncio.gather(*(one_call(session, targets[name]) for _ in range(8)))
                         per[name][2].extend(t for t, _ in done)
                 loads.append(os.getloadavg()[0])
             wall = time.monotonic() - wall_start
             cpu_used = {name: proc_cpu(pid) - cpu_start[name] for name, pid in pids.items()}
             cpu_used["client (this process)"] = sum(os.times()[:2]) - client_start
-            cpu0, rss = proc_cpu(recorder.pid), [proc_rss_mb(recorder.pid)]
+            # CPU per exchange and memory: every recorder, interleaved call by call
+            cpu0 = {name: proc_cpu(p.pid) for name, p in recorders.items()}
+            rss = {name: [proc_rss_mb(p.pid)] for name, p in recorders.items()}
             wall0 = time.monotonic()
             for k in range(args.exchanges):
-                await one_call(session, proxied, events=5)
+                for name in shuffled(list(recorders), rng):
+                    await one_call(session, targets[name], events=5)
                 if (k + 1) % 100 == 0:
-                    rss.append(proc_rss_mb(recorder.pid))
-            cpu = proc_cpu(recorder.pid) - cpu0
+                    for name, p in recorders.items():
+                        rss[name].append(proc_rss_mb(p.pid))
+            cpu = {name: proc_cpu(p.pid) - cpu0[name] for name, p in recorders.items()}
             wall_cpu = time.monotonic() - wall0
         for process in recorders.values():
             process.send_signal(2)
@@ -269,9 +276,10 @@ async def main() -> None:
               f"{spread([a / b for a, b in zip(p95, d8)])}x")
     print(f"CPU seconds over those rounds ({wall:.1f} s wall): "
           + ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu_used.items()))
-    print(f"CPU per exchange ({loops[0]} recorder)    {cpu / args.exchanges * 1000:.2f} ms "
-          f"({args.exchanges} streamed exchanges in {wall_cpu:.1f} s)")
-    print(f"recorder RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss)}")
+    print(f"CPU per exchange ({args.exchanges} streamed exchanges of 5 events each, interleaved, {wall_cpu:.1f} s): "
+          + ", ".join(f"{name} {seconds / args.exchanges * 1000:.2f} ms" for name, seconds in cpu.items()))
+    for name in recorders:
+        print(f"{name} RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss[name])}")
     print(f"records written: {records}")
 
 
