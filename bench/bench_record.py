@@ -22,6 +22,8 @@ proxied measured in the same seconds), then its median over rounds:
   and the load average sampled every round: the load the figures were taken under;
 - CPU per exchange: the recorder's user+system time over ``--exchanges`` short streamed
   exchanges, divided by their number;
+- the recorder's read and write system calls per exchange over those (from /proc/PID/io:
+  a figure the machine's load does not move);
 - memory: the recorder's resident size (VmRSS) every 100 of those exchanges.
 """
 
@@ -141,6 +143,12 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def proc_syscalls(pid: int) -> tuple[int, int]:
+    """(read, write) system calls so far: sends and receives on sockets, the record's write."""
+    fields = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+    return int(fields["syscr"]), int(fields["syscw"])
+
+
 def proc_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS"):
@@ -231,6 +239,7 @@ async def main() -> None:
             cpu_used["client (this process)"] = sum(os.times()[:2]) - client_start
             # CPU per exchange and memory: every recorder, interleaved call by call
             cpu0 = {name: proc_cpu(p.pid) for name, p in recorders.items()}
+            calls0 = {name: proc_syscalls(p.pid) for name, p in recorders.items()}
             rss = {name: [proc_rss_mb(p.pid)] for name, p in recorders.items()}
             wall0 = time.monotonic()
             for k in range(args.exchanges):
@@ -240,6 +249,7 @@ async def main() -> None:
                     for name, p in recorders.items():
                         rss[name].append(proc_rss_mb(p.pid))
             cpu = {name: proc_cpu(p.pid) - cpu0[name] for name, p in recorders.items()}
+            calls = {name: [b - a for a, b in zip(calls0[name], proc_syscalls(p.pid))] for name, p in recorders.items()}
             wall_cpu = time.monotonic() - wall0
         for process in recorders.values():
             process.send_signal(2)
@@ -278,6 +288,8 @@ async def main() -> None:
           + ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu_used.items()))
     print(f"CPU per exchange ({args.exchanges} streamed exchanges of 5 events each, interleaved, {wall_cpu:.1f} s): "
           + ", ".join(f"{name} {seconds / args.exchanges * 1000:.2f} ms" for name, seconds in cpu.items()))
+    print("system calls per exchange, read / write: "
+          + ", ".join(f"{name} {r / args.exchanges:.1f} / {w / args.exchanges:.1f}" for name, (r, w) in calls.items()))
     for name in recorders:
         print(f"{name} RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss[name])}")
     print(f"records written: {records}")
