@@ -100,10 +100,9 @@ class Proxy:
             connector=aiohttp.TCPConnector(limit=0, enable_cleanup_closed=True),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
-        # aiohttp's low-level server: every method and path comes to one handler, so the
-        # Application's router, middlewares and signals are not run for each request
-        server = web.Server(self.handle, handler_cancellation=True, access_log=None)
-        self.runner = web.ServerRunner(server)
+        app = web.Application(client_max_size=1 << 40)
+        app.router.add_route("*", "/{tail:.*}", self.handle)
+        self.runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
         await self.runner.setup()
         site = web.TCPSite(self.runner, host, port, backlog=1024, reuse_address=True)
         await site.start()
@@ -125,16 +124,16 @@ class Proxy:
     def _upstream_url(self, raw_path: str) -> URL:
         return URL(self.upstream + raw_path, encoded=True)
 
-    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         self.in_flight += 1
         try:
             return await self._handle(request)
         finally:
             self.in_flight -= 1
 
-    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         started = time.time()
-        body = await request.content.read()  # the whole body, of any size
+        body = await request.read()
         url = self._upstream_url(request.raw_path)
         headers = _forwarded(request.headers, _RESET_ON_REQUEST)
         exchange = Exchange(method=request.method, url=str(url), request_body=body, started=started,
@@ -237,7 +236,7 @@ def _header(headers: list[tuple[str, str]], name: str) -> str:
     return next((value for key, value in headers if key.lower() == name), "")
 
 
-def _cut(request: web.BaseRequest) -> None:
+def _cut(request: web.Request) -> None:
     """Close the agent's connection where it stands, so an answer cut upstream is cut here too."""
     transport = request.transport
     if transport is not None:
