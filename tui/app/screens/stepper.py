@@ -45,6 +45,7 @@ from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.response_view import ResponseView
 from tui.app.widgets.tokens_view import TokensView
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
 from tui.core.jsonio import atomic_write
@@ -857,6 +858,7 @@ class StepperScreen(FittedFooter, Screen):
     def _resume_analyses(self) -> None:
         self._resume_timer = None
         self.view.analyses.resume()
+        collector.settle()  # the keys are quiet: what the steps drew leaves the collector's full walks
 
     @work(thread=True, exclusive=True, group="exact")
     def count_exactly(self) -> None:
