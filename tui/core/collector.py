@@ -18,7 +18,10 @@ would walk them again and again for nothing, so:
   the analyses' results (~200,000 objects: traces, token rows) and Textual's drawn rows in it, one
   took 300-700 ms and paused a step every few seconds; settled, it walks what the last moments
   made. The price: an object alive at a settle that later dies in a cycle is not freed (the app's
-  garbage cycles are almost all young, and the young generations are collected first).
+  garbage cycles are almost all young, and the young generations are collected first);
+- ``for_steps()`` — the app's youngest generation is collected every ``YOUNG`` allocations, not
+  every 700: drawing a step makes thousands of short-lived objects (Textual's strips), and most
+  are freed by their counts before a collection has to look at them.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+#: Allocations between collections of the youngest generation in the app (Python's default: 700).
+YOUNG = 20_000
 
 
 @contextmanager
@@ -58,3 +64,9 @@ def settle() -> None:
     """The young generations collected, then everything alive kept out of later walks (the app, quiet)."""
     gc.collect(1)
     gc.freeze()
+
+
+def for_steps() -> None:
+    """The app's collection thresholds: the youngest generation every ``YOUNG`` allocations."""
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG, middle, old)
