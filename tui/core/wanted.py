@@ -85,6 +85,7 @@ class WantedScope:
             if number is not None:
                 self._want_numbers.add(number[1])
         self.wanted_strings = frozenset(self._want_strings)
+        self._longest = max(map(len, self.wanted_strings), default=0)  # a longer string is none of them
         self._digits = {d: n for n in self._want_numbers if (d := _digits(n)) is not None}  # "4471" -> 4471
         self.wanted_numbers = frozenset(self._want_numbers)
         self._tokens = {s for s in self._want_strings if COARSE.fullmatch(s)}  # unplaced, and can be a token
@@ -162,7 +163,7 @@ class WantedScope:
 
     def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
                    is_key: bool = False) -> None:
-        if text in self._want_strings:
+        if len(text) <= self._longest and text in self._want_strings:  # (no hash of a long string)
             self.strings[text] = Place(index, block, self._path(path), None, None, "key" if is_key else "value")
             self._want_strings.discard(text)
             self._tokens.discard(text)
@@ -231,7 +232,7 @@ class WantedScope:
         ``anchored`` those holding the anchor of a value whose text is still sought (the text is looked
         for in every string holding such a word, until it is found)."""
         known, anchored, hot = self._known, self._anchored, self._hot
-        if text in known:  # one word, examined before (its hash is known: the string was looked up whole)
+        if len(text) < 256 and text in known:  # one word, examined before
             return
         words = text.split()  # no token spans whitespace
         if known.issuperset(words):
