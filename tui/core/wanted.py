@@ -35,8 +35,8 @@ import orjson
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.prefixtext import SEPARATOR, PrefixText, _bounded_find
 from tui.core.run import blocks_of
-from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, JSON_STARTS, JSON_TEXT_LIMIT, KNOWN_WORDS,
-                                 NUMBER_STARTS, Scope, _word, index_blocks)
+from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, JSON_STARTS, JSON_TEXT_LIMIT, NUMBER_STARTS, Scope,
+                                 _word, index_blocks)
 from tui.core.values import Place, number_key, trivial, walk
 
 #: ASCII letters and the ASCII characters ``str.split`` splits at: a string of only these is "plain".
@@ -45,6 +45,9 @@ PLAIN = (b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 PLAIN_CHARS = frozenset(PLAIN.decode("ascii"))
 #: Values still sought that a plain string could hold, looked for one by one with ``in`` up to this many.
 PLAIN_FEW = 16
+#: Words remembered as examined. Forgetting them all costs examining the common ones again; the full index
+#: keeps 200,000 beside its keys, this one keeps no keys but the wanted ones, so it can remember more.
+KNOWN_WORDS = 1_000_000
 
 
 def wanted_values(messages: Iterable[Any]) -> list[Any]:
