@@ -104,9 +104,7 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
             from tui.core.provenance import Provenance
 
             provenance = Provenance(run)
-            turns = list(tool_turns(run))
-            provenance.prefetch(turns)
-            traces = [(n, provenance.trace(n)) for n in turns]
+            traces = [(n, provenance.trace(n)) for n in tool_turns(run)]
             for piece in _pieces(traces, PIECE // 4):
                 yield "trace-piece", piece
             yield "traces", None
