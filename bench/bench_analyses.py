@@ -47,14 +47,16 @@ def hwm():
     return next(int(l.split()[1]) / 1024 for l in open('/proc/self/status') if l.startswith('VmHWM'))
 from tui.core.view.analyses import RunAnalyses
 from tui.formats import open_run
-out, t = {}, time.perf_counter()
+out, t, c = {}, time.perf_counter(), time.process_time()
 run = open_run(sys.argv[1])
-out['load'], out['hwm_loaded'] = time.perf_counter() - t, hwm()
+out['load'], out['cpu_load'], out['hwm_loaded'] = time.perf_counter() - t, time.process_time() - c, hwm()
 analyses, tick = RunAnalyses(run), (lambda: None)
-t = time.perf_counter(); analyses.compute_tokens(tick=tick); out['tokens'] = time.perf_counter() - t
-t = time.perf_counter(); analyses.provenance(tick); out['index'] = time.perf_counter() - t
-t = time.perf_counter(); out['unsourced_n'] = len(analyses.compute_unsourced(tick))
-out['unsourced'] = time.perf_counter() - t
+t, c = time.perf_counter(), time.process_time(); analyses.compute_tokens(tick=tick)
+out['tokens'], out['cpu_tokens'] = time.perf_counter() - t, time.process_time() - c
+t, c = time.perf_counter(), time.process_time(); analyses.provenance(tick)
+out['index'], out['cpu_index'] = time.perf_counter() - t, time.process_time() - c
+t, c = time.perf_counter(), time.process_time(); out['unsourced_n'] = len(analyses.compute_unsourced(tick))
+out['unsourced'], out['cpu_unsourced'] = time.perf_counter() - t, time.process_time() - c
 out['hwm_done'] = hwm()
 print(orjson.dumps(out).decode())
 """
@@ -79,7 +81,7 @@ print(time.perf_counter() - t)
 
 
 WORKERS = """
-import functools, sys, threading, time, orjson
+import functools, os, sys, threading, time, orjson
 sys.path.insert(0, sys.argv[2])
 t = time.perf_counter()
 from tui.core.view.background import Background
@@ -94,18 +96,28 @@ def deliver(kind, value):
 start = time.perf_counter()
 background = Background(run, functools.partial(open_run, sys.argv[1]), deliver)
 background.start()
-peaks = {}
+peaks, cpus = {}, {}
 def hwm(pid):
     try:
         return next(int(l.split()[1]) / 1024 for l in open(f'/proc/{pid}/status') if l.startswith('VmHWM'))
     except (OSError, StopIteration):
         return None
-while not done.wait(0.05):  # each worker's peak memory, sampled while it runs (VmHWM only grows)
+def cpu(pid):  # user + system seconds so far
+    try:
+        fields = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    except (OSError, IndexError, ValueError):
+        return None
+while not done.wait(0.02):  # each worker's peak memory and CPU, sampled while it runs (both only grow)
     for k, p in enumerate(background.processes):
         if (m := hwm(p.pid)) is not None:
             peaks[k] = max(peaks.get(k, 0.0), m)
+        if (s := cpu(p.pid)) is not None:
+            cpus[k] = max(cpus.get(k, 0.0), s)
 jobs = [getattr(w, "jobs", ()) for w in background.workers]
-print(orjson.dumps({"load": loaded, **got, "peaks": {"+".join(jobs[k]) or str(k): v for k, v in peaks.items()}}).decode())
+name = lambda k: "+".join(jobs[k]) or str(k)
+print(orjson.dumps({"load": loaded, **got, "peaks": {name(k): v for k, v in peaks.items()},
+                    "cpus": {name(k): v for k, v in cpus.items()}}).decode())
 """
 
 
@@ -165,10 +177,12 @@ def print_analysed(name: str, r: dict) -> None:
         print(f"  headless, before (the other checkout, one process): load + analyses {r['before']:.1f} s (tokens "
               f"{b['tokens']:.1f} s, provenance index {b['index']:.1f} s, every tool turn traced {b['unsourced']:.1f} s; "
               f"peak {b['hwm_done']:.0f} MB, {b['hwm_done'] / mb:.1f}x)")
+        print_cpu(b)
         print_workers("before (the other checkout)", r["before_w"], mb)
     print(f"  headless, one process, one job after another: load + analyses {r['one']:.1f} s (tokens "
           f"{h['tokens']:.1f} s, provenance index {h['index']:.1f} s, every tool turn traced {h['unsourced']:.1f} s; "
           f"peak {h['hwm_done']:.0f} MB, {h['hwm_done'] / mb:.1f}x)")
+    print_cpu(h)
     print_workers("", r["w"], mb)
     for mode in ("thread", "process"):
         if f"app_{mode}" in r:
@@ -178,11 +192,20 @@ def print_analysed(name: str, r: dict) -> None:
                   f"({app / mb:.1f}x), analyses' process {worker:.0f} MB ({worker / mb:.1f}x)")
 
 
+def print_cpu(h: dict) -> None:
+    """The same steps' CPU seconds (user + system: what a busy machine does not inflate as much as wall)."""
+    if "cpu_index" in h:
+        print(f"    CPU: load {h['cpu_load']:.1f} s, tokens {h['cpu_tokens']:.1f} s, provenance index "
+              f"{h['cpu_index']:.1f} s, every tool turn traced {h['cpu_unsourced']:.1f} s")
+
+
 def print_workers(label: str, w: dict, mb: float) -> None:
-    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done", "peaks"))
+    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done", "peaks", "cpus"))
     peaks = ", ".join(f"{jobs} {m:.0f} MB ({m / mb:.1f}x)" for jobs, m in w.get("peaks", {}).items())
+    cpus = ", ".join(f"{jobs} {c:.1f} s" for jobs, c in w.get("cpus", {}).items())
     print(f"  headless, the analyses' processes{', ' + label if label else ''} (each loads the file): all in "
-          f"{w.get('done', float('nan')):.1f} s ({parts}); peak per process: {peaks or 'not sampled'}")
+          f"{w.get('done', float('nan')):.1f} s ({parts}); peak per process: {peaks or 'not sampled'}; "
+          f"CPU per process (user + system, load included): {cpus or 'not sampled'}")
 
 
 def long_run(n: int) -> float:

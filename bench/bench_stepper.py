@@ -115,10 +115,9 @@ class Term:
         self.until(*needles)
         return time.perf_counter() - t0
 
-    def cpu(self) -> float:
-        """CPU seconds (user + system) the process has used so far."""
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    def cpu(self, pid: int | None = None) -> float:
+        """CPU seconds (user + system) the process (or ``pid``) has used so far, all its threads."""
+        return cpu_of(self.proc.pid if pid is None else pid)
 
     def peak_mb(self) -> float:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -134,6 +133,11 @@ class Term:
             self.proc.kill()
             self.proc.wait()
         os.close(self.master)
+
+
+def cpu_of(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 BARE = ("import orjson, sys, time\nt = time.perf_counter()\ndata = open(sys.argv[1], 'rb').read()\n"
@@ -159,8 +163,8 @@ def hello_first_screen() -> tuple[float, float]:
         term.close()
 
 
-def turnscope(path: Path, total: int, steps: int) -> dict:
-    term = Term([sys.executable, "-m", "tui", str(path)])
+def turnscope(path: Path, total: int, steps: int, checkout: Path = ROOT) -> dict:
+    term = Term([sys.executable, "-m", "tui", str(path)], checkout)
     try:
         term.until(f"message 0 of {total}", "the caller's message")
         first = time.perf_counter() - term.start
@@ -169,11 +173,15 @@ def turnscope(path: Path, total: int, steps: int) -> dict:
         footer = time.perf_counter() - term.start
         term.until("error", timeout=300)  # "0 errors, 0 warnings" or the counts: the check is on screen
         checked = time.perf_counter() - term.start
+        cpu0 = term.cpu()
         head = [term.key(b"j", f"message {n} of {total}") for n in range(1, steps + 1)]
+        cpu1 = term.cpu()
         term.key(b"G", f"message {total - 1} of {total}")
+        cpu2 = term.cpu()
         tail = [term.key(b"k", f"message {n} of {total}") for n in range(total - 2, total - 2 - steps, -1)]
+        cpu3 = term.cpu()
         return {"first": first, "first_cpu": first_cpu, "footer": footer, "checked": checked, "head": head, "tail": tail,
-                "peak": term.peak_mb()}
+                "peak": term.peak_mb(), "step_cpu": ((cpu1 - cpu0) + (cpu3 - cpu2)) / (2 * steps)}
     finally:
         term.close()
 
@@ -255,10 +263,13 @@ def user_path(path: Path, total: int, mode: str, steps: int, pace: float, tmux: 
             time.sleep(pace)
         term.until("provenance note", timeout=900, since_start=True)
         analysed = term.appeared("provenance note")
+        time.sleep(1)
+        cpu0 = cpu_of(app_pid)
         after = [term.key(b"j", f"message {n} of {total}") for n in range(steps + 1, steps + 41)]
+        after_cpu = (cpu_of(app_pid) - cpu0) / 40
         app_peak, worker_peak = peaks.stop()
         return {"first": first, "during": during, "analysed": analysed, "after": after, "app_peak": app_peak,
-                "worker_peak": worker_peak}
+                "worker_peak": worker_peak, "after_cpu": after_cpu}
     finally:
         term.close()
         if tmux:
@@ -274,7 +285,7 @@ def report_user(path: Path, total: int, steps: int, pace: float, before: Path | 
     print(f"user's path: {steps} x j from the first screen on, one every {pace:.2f} s + the frame; "
           f"then until analysed; then 40 more")
     print(f"{'':22} {'first':>6} {'during: p50':>11} {'p95':>6} {'max':>6} {'analysed':>9} "
-          f"{'after: p50':>10} {'p95':>6} {'app peak':>14} {'worker peak':>14}")
+          f"{'after: p50':>10} {'p95':>6} {'max':>6} {'CPU/step':>8} {'app peak':>14} {'worker peak':>14}")
     modes = [("thread", "baseline (thread)", ROOT), ("process", "process", ROOT)]
     if before is not None and before_process:  # another checkout with analyses' processes too: both that way
         modes = [("process", "before (process)", before), ("process", "process", ROOT)]
@@ -286,6 +297,7 @@ def report_user(path: Path, total: int, steps: int, pace: float, before: Path | 
             during, after = [t * 1000 for t in r["during"]], [t * 1000 for t in r["after"]]
             print(f"{way + ' ' + label:22} {r['first']:5.2f}s {pct(during, 50):9.1f}ms {pct(during, 95):4.0f}ms "
                   f"{max(during):4.0f}ms {r['analysed']:8.1f}s {pct(after, 50):8.1f}ms {pct(after, 95):4.0f}ms "
+                  f"{max(after):4.0f}ms {r['after_cpu'] * 1000:6.1f}ms "
                   f"{r['app_peak']:5.0f} MB {r['app_peak'] / mb:3.1f}x {r['worker_peak']:5.0f} MB "
                   f"{r['worker_peak'] / mb:3.1f}x")
 
@@ -304,7 +316,8 @@ def main() -> int:
     parser.add_argument("--user-steps", type=int, default=60)
     parser.add_argument("--pace", type=float, default=0.35, help="seconds between the user's keys")
     parser.add_argument("--no-user", action="store_true", help="skip the user's path")
-    parser.add_argument("--before", type=Path, help="another checkout to measure beside (the user's path)")
+    parser.add_argument("--before", type=Path, help="another checkout to measure beside (first screen, steps "
+                                                    "and the user's path)")
     parser.add_argument("--only-user", action="store_true", help="only the user's path")
     parser.add_argument("--before-process", action="store_true",
                         help="the --before checkout runs its analyses in processes too: measure both that way "
@@ -323,10 +336,12 @@ def main() -> int:
     if args.only_user:
         report_user(path, total, args.user_steps, args.pace, args.before, args.before_process)
         return 0
-    loads_runs, hello_runs, results = [], [], []
-    for _ in range(args.repeat):  # interleaved, so a busy moment on a shared machine hits all three alike
+    loads_runs, hello_runs, results, before = [], [], [], []
+    for _ in range(args.repeat):  # interleaved, so a busy moment on a shared machine hits all alike
         loads_runs.append(bare_orjson(path))
         hello_runs.append(hello_first_screen())
+        if args.before is not None:
+            before.append(turnscope(path, total, args.steps, args.before))
         results.append(turnscope(path, total, args.steps))
     loads, hello = statistics.median(w for w, _ in loads_runs), statistics.median(w for w, _ in hello_runs)
     loads_cpu = statistics.median(c for _, c in loads_runs)
@@ -352,8 +367,20 @@ def main() -> int:
     print(f"grammar check on screen    {checked:6.2f} s")
     print(f"step at the first index    p50 {pct(head, 50):5.1f} ms  p95 {pct(head, 95):5.1f} ms")
     print(f"step at the last index     p50 {pct(tail, 50):5.1f} ms  p95 {pct(tail, 95):5.1f} ms  (target p95 <= 50 ms)")
+    print(f"step CPU (app, all threads) {statistics.median(r['step_cpu'] for r in results) * 1000:5.1f} ms a step "
+          f"(median of the tries' means)")
     print(f"peak memory (VmHWM)        {max(r['peak'] for r in results):6.0f} MB for a "
           f"{path.stat().st_size / 1e6:,.0f} MB file")
+    if before:
+        bhead = [t * 1000 for r in before for t in r["head"]]
+        btail = [t * 1000 for r in before for t in r["tail"]]
+        bfirst = statistics.median(r["first"] for r in before)
+        print(f"--before {args.before} (same tries, interleaved):")
+        print(f"  first screen {bfirst:5.2f} s ratio {bfirst / base:4.2f}x; grammar check on screen "
+              f"{statistics.median(r['checked'] for r in before):5.2f} s")
+        print(f"  step at the first index p50 {pct(bhead, 50):5.1f} ms p95 {pct(bhead, 95):5.1f} ms; at the last "
+              f"p50 {pct(btail, 50):5.1f} ms p95 {pct(btail, 95):5.1f} ms; step CPU "
+              f"{statistics.median(r['step_cpu'] for r in before) * 1000:5.1f} ms")
     if not args.no_user:
         report_user(path, total, args.user_steps, args.pace, args.before, args.before_process)
     return 0

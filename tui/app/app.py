@@ -83,6 +83,7 @@ class TurnscopeApp(App):
             self.set_keymap(keymap)
 
     def on_mount(self) -> None:
+        collector.for_steps()  # the collector's thresholds for drawing steps (``tui.core.collector``)
         path, runs, run, at, view = self.initial
         if runs is None:
             self.push_screen(self.picker())

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from rich.cells import cell_len
 from textual.binding import ActiveBinding
+from textual.widgets import Footer
 
 if TYPE_CHECKING:  # pragma: no cover
     from textual.screen import Screen
@@ -101,3 +102,35 @@ class FittedFooter:
 
     def on_resize(self: Screen) -> None:
         self.refresh_bindings()  # the footer is laid out again for the new width
+
+
+class KeysFooter(Footer):
+    """A ``Footer`` rebuilt at most once per frame, and only when its keys (what ``compose`` reads) changed."""
+
+    _pending = False
+    _shown: tuple | None = None
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True  # what Footer.bindings_changed sets: its compose draws the keys from now
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen and not self._pending:
+            self._pending = True
+            self.call_after_refresh(self._rebuild)
+
+    def shown(self) -> tuple:
+        """What the footer draws: each binding shown, its key as displayed, text, group, state."""
+        app = self.app
+        return tuple((binding.key, app.get_key_display(binding), binding.description, binding.action, enabled,
+                      tooltip, binding.show, binding.group.description if binding.group else None,
+                      binding.group.compact if binding.group else None)
+                     for _, binding, enabled, tooltip in self.screen.active_bindings.values())
+
+    async def _rebuild(self) -> None:
+        self._pending = False
+        if not self.is_attached:
+            return
+        shown = self.shown()
+        if shown != self._shown:
+            self._shown = shown
+            await self.recompose()

@@ -11,7 +11,17 @@ would walk them again and again for nothing, so:
   The app calls it for the run it starts on and for every run opened later (from the picker
   or a branch), accepting that the app's own few cyclic objects alive then are kept too;
 - ``for_the_app()`` — before a verb hands over to the app: the runs loaded so far are kept
-  out, and the collector is on for the app's own cycles while it runs.
+  out, and the collector is on for the app's own cycles while it runs;
+- ``settle()`` — in the app, at a quiet moment (the keys idle a moment, a piece of an analysis'
+  result taken in): the young generations are collected (their cycles freed: a few milliseconds),
+  then what survives leaves the walks too. A full collection walks every object not kept out: with
+  the analyses' results (~200,000 objects: traces, token rows) and Textual's drawn rows in it, one
+  took 300-700 ms and paused a step every few seconds; settled, it walks what the last moments
+  made. The price: an object alive at a settle that later dies in a cycle is not freed (the app's
+  garbage cycles are almost all young, and the young generations are collected first);
+- ``for_steps()`` — the app's youngest generation is collected every ``YOUNG`` allocations, not
+  every 700: drawing a step makes thousands of short-lived objects (Textual's strips), and most
+  are freed by their counts before a collection has to look at them.
 """
 
 from __future__ import annotations
@@ -19,6 +29,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+#: Allocations between collections of the youngest generation in the app (Python's default: 700).
+YOUNG = 20_000
 
 
 @contextmanager
@@ -45,3 +58,15 @@ def for_the_app() -> None:
     """The runs loaded so far kept out, the collector on for the app's own cycles."""
     gc.freeze()
     gc.enable()
+
+
+def settle() -> None:
+    """The young generations collected, then everything alive kept out of later walks (the app, quiet)."""
+    gc.collect(1)
+    gc.freeze()
+
+
+def for_steps() -> None:
+    """The app's collection thresholds: the youngest generation every ``YOUNG`` allocations."""
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG, middle, old)

@@ -15,18 +15,14 @@ one text. Each value's first occurrence (or how far the prefix was searched with
 remembered, so the loop asking for the same value at every later tool turn searches each part
 of the prefix once, not once per turn.
 
-Tracing every tool turn of a long run asks for hundreds of values no message holds, and proving
-each one absent scanned the whole prefix again (seconds on a 100 MB run). ``prefetch`` answers many
-values in one pass instead: one regex of all of them (a trie, so the regex engine skips to the
-positions where one could start) over the text, which tells which values occur nowhere. Those are
-remembered as searched to the end without an occurrence; every other value is searched one by one
-as before, so what ``find`` returns is unchanged.
+Tracing a run no longer searches here (``tui.core.wanted`` finds the values its tool calls hold while
+it walks the messages); this text answers the full index (``tui.core.valueindex.Scope``) and the few
+values the wanted index cannot look for by a word (one holding the separator).
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 import threading
 from array import array
 from typing import Any
@@ -35,7 +31,6 @@ SEPARATOR = "\x00"
 CHUNK = 4 << 20  # characters per joined chunk
 ALONE = 64 << 10  # a string this long is a chunk of its own: the string itself, not a copy
 SHARED = 2 << 10  # the same for a string the run holds anyway (not a parsed copy): kept, not copied
-PREFETCH_LONGEST = 200  # longer values are searched one by one (a regex of them would be large)
 
 
 class PrefixText:
@@ -107,29 +102,6 @@ class PrefixText:
         local = at - self.offsets[k]
         return k, local, local + len(needle)
 
-    def prefetch(self, needles) -> None:
-        """Search for many ``needles`` at once: where the text holds none of a needle before some offset,
-        that is remembered (``find`` then searches on from there, or answers at once); the rest are
-        left to ``find``'s own search."""
-        self.flush()
-        wanted = {n for n in needles if n and len(n) <= PREFETCH_LONGEST and SEPARATOR not in n
-                  and n not in self._found}
-        if not wanted or not self._chunks:
-            return
-        pattern = re.compile(_trie(wanted))
-        first: dict[str, int] = {}  # needle -> where the regex first matched it
-        for base, chunk in zip(self._starts, self._chunks):
-            for match in pattern.finditer(chunk):  # the longest value matching at each place, no overlaps
-                first.setdefault(match.group(), base + match.start())
-        end = max(self.length - 1, 0)
-        hiding = _Hiding(first)
-        for needle in wanted:
-            at = first.get(needle)
-            # No occurrence before ``at`` (or anywhere) unless one hid inside a match of another value.
-            clear = min(at if at is not None else end + 1, hiding.earliest(needle))
-            if clear > 0:
-                self._found[needle] = (min(clear + len(needle) - 1, end), -1)
-
     def _search(self, needle: str, start: int, end: int) -> int:
         """The first bounded occurrence lying wholly in ``[start, end)`` of the joined text, or -1."""
         self.flush()
@@ -144,70 +116,6 @@ class PrefixText:
             if at >= 0:
                 return base + at
         return -1
-
-
-def _trie(words: set[str]) -> str:
-    """One regex matching any of ``words`` (the longest one where several match), as a trie of
-    alternatives: ``order=(?:4471|4496)``."""
-    root: dict = {}
-    for word in words:
-        node = root
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = None
-
-    def emit(node: dict) -> str:
-        ends = "" in node
-        alternatives = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
-        if not alternatives:
-            return ""
-        body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
-        if ends:
-            return f"(?:{body})?" if len(alternatives) == 1 and len(body) > 1 else f"{body}?"
-        return body
-
-    return emit(root)
-
-
-class _Hiding:
-    """Where an occurrence of a value could hide inside a match of another one (the regex reports no
-    overlapping matches, and the longest value where several start at one place): a match of a value
-    that holds it, or whose end it begins with. ``earliest(needle)`` is the first match of any such value."""
-
-    MANY = 1000  # a value held by more matched values than this: any match may hide it
-
-    def __init__(self, first: dict[str, int]):
-        self.first = first
-        self.values = list(first)
-        self.joined = SEPARATOR.join(self.values)
-        self.starts, at = [], 0
-        for value in self.values:
-            self.starts.append(at)
-            at += len(value) + 1
-        self.ends: dict[str, int] = {}  # a proper ending of a matched value -> the earliest such match
-        for value, where in first.items():
-            for j in range(1, len(value)):
-                tail = value[j:]
-                if where < self.ends.get(tail, where + 1):
-                    self.ends[tail] = where
-        self.anywhere = min(first.values(), default=0)
-
-    def earliest(self, needle: str) -> float:
-        found = float("inf")
-        for k in range(1, len(needle)):
-            where = self.ends.get(needle[:k])
-            if where is not None and where < found:
-                found = where
-        at, seen, joined = self.joined.find(needle), 0, self.joined
-        while at >= 0:
-            seen += 1
-            if seen > self.MANY:
-                return self.anywhere
-            value = self.values[bisect.bisect_right(self.starts, at) - 1]
-            if value != needle:
-                found = min(found, self.first[value])
-            at = joined.find(needle, at + 1)
-        return found
 
 
 def _bounded_find(text: str, needle: str, at: int, end: int) -> int:

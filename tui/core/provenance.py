@@ -31,7 +31,9 @@ import orjson
 
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.run import Run, blocks_of
-from tui.core.valueindex import Place, Scope, index_fixed, index_messages, number_key, walk
+from tui.core.valueindex import Place, Scope, index_fixed, number_key, walk
+from tui.core.values import trivial  # noqa: F401 - also imported from here
+from tui.core.wanted import WantedScope, index_wanted, wanted_values
 
 NOT_IN_PREFIX = "not in the prefix: produced by the model"
 #: What an untraced value is when the source did not record what rides beside the messages: it may be there.
@@ -122,29 +124,21 @@ class Trace:
         return doc
 
 
-def trivial(value: Any) -> bool:
-    if value is None or isinstance(value, bool):
-        return True
-    if isinstance(value, str):
-        return len(value) < 2
-    if isinstance(value, (int, float)):
-        return len(repr(value)) < 2
-    return False
-
-
 class Provenance:
     """The prefix of a run, indexed once; ``trace(n)`` for any message n."""
 
     def __init__(self, run: Run, tick=None):
         self.run = run
         self.tick = tick  # called before each message is indexed: a worker may pause or stop there
-        self._messages: Scope | None = None
+        self._messages: WantedScope | None = None
         self._fixed: Scope | None = None
 
     @property
-    def messages(self) -> Scope:
+    def messages(self) -> WantedScope:
+        """The messages' index, for the values the run's tool calls hold (``tui.core.wanted``)."""
         if self._messages is None:
-            self._messages = index_messages(self.run.messages, self.tick)
+            messages = self.run.messages
+            self._messages = index_wanted(messages, wanted_values(messages), self.tick)
         return self._messages
 
     @property
@@ -195,23 +189,6 @@ class Provenance:
                 values.append(Value(tool_id, name, b, path, scalar, place, by_model=by_model,
                                     prose=prose(path, scalar)))
         return Trace(n, uses, values)
-
-    def prefetch(self, ns) -> None:
-        """Before tracing the messages ``ns``: search the prefix once for every string value of their tool
-        inputs that no message holds by key (``PrefixText.prefetch``), instead of once per value."""
-        messages, strings = self.run.messages, self.messages.strings
-        needles = set()
-        for n in ns:
-            for block in blocks_of(messages[n]):
-                if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
-                    for _, scalar, is_key in walk(block.get("input"), ""):
-                        if is_key or not isinstance(scalar, str) or trivial(scalar):
-                            continue
-                        place = strings.get(scalar)  # held whole by an earlier message: no search
-                        if (place is None or not isinstance(place.index, int) or place.index >= n) \
-                                and self.messages._words_seen(scalar, n):  # else no search either
-                            needles.add(scalar)
-        self.messages.text.prefetch(needles)
 
     def unsourced(self) -> list[tuple[int, Value]]:
         """Every non-trivial tool input value of the run that no earlier message, system or tool holds."""

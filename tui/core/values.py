@@ -34,6 +34,18 @@ def number_key(value: Any) -> tuple[str, Any] | None:
     return None
 
 
+def trivial(value: Any) -> bool:
+    """Not traced, since such values turn up everywhere by coincidence: booleans, null, and any value whose
+    text form is shorter than two characters."""
+    if value is None or isinstance(value, bool):
+        return True
+    if isinstance(value, str):
+        return len(value) < 2
+    if isinstance(value, (int, float)):
+        return len(repr(value)) < 2
+    return False
+
+
 def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
     """``(path, scalar, is_key)`` for every scalar (and object key) inside ``value``, iteratively."""
     stack = [(path, value)]

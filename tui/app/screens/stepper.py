@@ -26,13 +26,13 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Static
+from textual.widgets import ContentSwitcher, Static
 from textual.worker import get_current_worker
 
 from tui.app import app_messages as events
 from tui.app import keys
 from tui.app.command_palette import DiffProvider, GoToProvider
-from tui.app.footer_fit import FittedFooter
+from tui.app.footer_fit import FittedFooter, KeysFooter
 from tui.app.render import styles as palette
 from tui.app.run_state import RunState
 from tui.app.screens.dialogs import PromptScreen
@@ -45,6 +45,7 @@ from tui.app.widgets.raw_view import RawView
 from tui.app.widgets.request_pane import RequestPane
 from tui.app.widgets.response_view import ResponseView
 from tui.app.widgets.tokens_view import TokensView
+from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.grammar import check_run
 from tui.core.jsonio import atomic_write
@@ -167,7 +168,7 @@ class StepperScreen(FittedFooter, Screen):
                     yield TokensView(self.view, id="tokens").data_bind(StepperScreen.run_state)
                     yield ResponseView(self.view, id="response")
         yield Static(self.status_text(), id="status")
-        yield Footer()
+        yield KeysFooter()
         if self.following is not None:
             yield FollowWatch(self.following)
 
@@ -235,7 +236,10 @@ class StepperScreen(FittedFooter, Screen):
         if findings is not None or unsourced is not None:
             self.show_view(self.view_name)
             self.describe_status()
-            self.refresh_bindings()
+            can = self.check_action("finding", (1,))
+            if can != self._finding_keys:  # the footer is built again only when ] [ come or go (tens of ms)
+                self._finding_keys = can
+                self.refresh_bindings()
 
     def _show_current(self) -> None:
         shown = SHOWS_INDEX.get(self.view_name)
@@ -782,6 +786,8 @@ class StepperScreen(FittedFooter, Screen):
     # -- the review analyses: tokens, provenance, exact counts ------------------------------
 
     analyses_started = False
+    #: Whether ``] [`` (next/previous finding) were offered when the footer was last built.
+    _finding_keys = False
 
     def _in_process(self) -> bool:
         """Whether this run is analysed in a separate process: a large file, loaded again there."""
@@ -857,6 +863,7 @@ class StepperScreen(FittedFooter, Screen):
     def _resume_analyses(self) -> None:
         self._resume_timer = None
         self.view.analyses.resume()
+        collector.settle()  # the keys are quiet: what the steps drew leaves the collector's full walks
 
     @work(thread=True, exclusive=True, group="exact")
     def count_exactly(self) -> None:

@@ -70,6 +70,7 @@ class CursorRows(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.cursor = 0
+        self._painted = 0  # the row last drawn as the cursor by ``move_cursor``: drawn again when it moves
         self._strips = StripCache(self.CACHE_LIMIT)
 
     # -- what a subclass says ------------------------------------------------------------
@@ -115,9 +116,10 @@ class CursorRows(ScrollView, can_focus=True):
     def move_cursor(self, row: int) -> None:
         """Put the cursor on ``row`` and scroll it into view (no message: the owner asked)."""
         old, self.cursor = self.cursor, self.clamp(row)
-        if self.cursor != old:
-            self.refresh_lines(old)
+        for drawn in {old, self._painted} - {self.cursor}:
+            self.refresh_lines(drawn)
         self.refresh_lines(self.cursor)
+        self._painted = self.cursor
         self.follow_cursor()
 
     def follow_cursor(self) -> None:

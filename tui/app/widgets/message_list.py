@@ -175,9 +175,10 @@ class MessageList(CursorRows):
     # -- keys and clicks (messages up) ---------------------------------------------------
 
     def user_move(self, row: int) -> None:
-        row = self.clamp(row)
-        if row != self.cursor:
-            self.move_cursor(row)
+        # The cursor moves now (the next key steps on from it) but is drawn when the screen sets it
+        # (``set_cursor``, with the header and the request): one frame per step, not a frame of the
+        # list alone first, which the screen's frame waited behind.
+        self.cursor = self.clamp(row)
         self.post_message(self.Moved(self.index_of(self.cursor)))
 
     def on_click(self, event: events.Click) -> None:

@@ -143,7 +143,10 @@ class ProblemsView(OptionList):
 
     def watch_run_state(self, old: RunState, new: RunState) -> None:
         if new.changed(old) & {"findings", "unsourced"}:
-            self.fill()
+            if self.display:
+                self.fill()
+            else:  # not on screen: filled when shown (thousands of provenance notes held a step for a second)
+                self.shown = False
 
     def fill(self) -> None:
         """Attributes down: the findings arrived (or changed)."""

@@ -119,6 +119,7 @@ class TokensView(LineView):
         self.note: str | None = None  # a line about exact counting: asked, running, failed
         self._confirm = False
         self._index: int | None = None  # the message the list is on: the cursor follows its call
+        self._stale = False  # a report arrived while the view was hidden: fill it when shown
 
     def on_mount(self) -> None:
         self.fill()
@@ -127,19 +128,24 @@ class TokensView(LineView):
         """Attributes down: the report arrived (or changed), or a note about counting."""
         if note is not None:
             self.note = note
+        self._stale = False
         self.report = self.view.analyses.report
         keep = self.target()
         self.set_parts(self._parts_for(self.report), keep)
 
     def watch_run_state(self, old: RunState, new: RunState) -> None:
         if "tokens" in new.changed(old):
+            if not self.display:  # not on screen: filled when shown (``show``), not in the middle of a step
+                self._stale, self.note = True, new.note if new.note is not None else self.note
+                return
             self.fill(new.note)
-            if self.display:  # the view on screen (the switcher shows one): its cursor follows N
-                self.show(new.index)
+            self.show(new.index)  # the view on screen (the switcher shows one): its cursor follows N
 
     def show(self, index: int) -> None:
         """Follow the message list: the cursor on the call that produced ``index`` (or the next one)."""
         self._index = index
+        if self._stale:
+            self.fill()
         if self.report is None or not self.report.calls:
             return
         calls = self.report.calls

@@ -160,9 +160,6 @@ class RunAnalyses:
     def compute_unsourced(self, tick: Callable[[], None] | None = None) -> list[tuple[int, Value]]:
         """Worker side: every tool input value no earlier message, system prompt or tool holds."""
         out: list[tuple[int, Value]] = []
-        turns = [i for i, message in enumerate(self.run.messages) if has_tool_use(message) and i not in self._traces]
-        if turns and self._remote is None:
-            self.provenance(tick).prefetch(turns)  # one search of the prefix for all their values
         for i, message in enumerate(self.run.messages):
             if tick is not None:
                 tick()

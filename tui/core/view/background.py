@@ -7,8 +7,10 @@ the loaders: the app passes a picklable callable, ``functools.partial(open_run, 
 the grammar and content check, the token report, the provenance index and the trace of every tool
 turn, and sends the results back in small pickled pieces. A thread of the app's process reads them
 (waiting on the pipe costs no interpreter time), unpickles one small piece at a time and pauses
-between pieces, so nothing it does holds the interpreter for more than a millisecond or two; it
-hands each finished result to ``deliver(kind, value)``:
+between pieces, so nothing it does holds the interpreter for more than a millisecond or two; each
+piece taken in is settled (``collector.settle``: the results are read-only, and a full collection
+walking them held the interpreter for hundreds of milliseconds); it hands each finished result to
+``deliver(kind, value)``:
 
 - ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, Trace])``,
   then ``("done", None)``;
@@ -29,7 +31,7 @@ import time
 import weakref
 from typing import Any, Callable, Iterator
 
-from tui.core import jsonio, spawn
+from tui.core import collector, jsonio, spawn
 from tui.core.run import Run
 from tui.core.tokens import CallTokens, MessageTokens, TokenReport
 
@@ -102,9 +104,7 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
             from tui.core.provenance import Provenance
 
             provenance = Provenance(run)
-            turns = list(tool_turns(run))
-            provenance.prefetch(turns)
-            traces = [(n, provenance.trace(n)) for n in turns]
+            traces = [(n, provenance.trace(n)) for n in tool_turns(run)]
             for piece in _pieces(traces, PIECE // 4):
                 yield "trace-piece", piece
             yield "traces", None
@@ -199,6 +199,7 @@ class Worker:
                 if self._stopped.is_set():
                     return
                 done = collect.add(kind, payload)
+                collector.settle()  # the piece kept out of the collector's full walks
                 if done is not None:
                     self.deliver(*done)
                     if done[0] in ("done", "failed"):
