@@ -15,10 +15,15 @@ like the real ones in ../shared/realruns/next:
   and the JSON answer), with unrelated GETs between the calls.
 
 turnscope's modules are byte-compiled first (``bench_loaders.compiled``), as an installed package has
-them. For each file, ``--repeat`` interleaved tries of three whole processes (interpreter start-up and
-imports on all sides): a bare parse of the same bytes, values dropped; turnscope's loading (what
-``turnscope FILE`` does before it draws: ``tui.formats.load_runs``); and ``turnscope check FILE``
-(loading, the grammar and the content scan for hidden text and secrets, shown beside it).
+them. For each file, ``--repeat`` interleaved tries of whole processes (interpreter start-up and
+imports on all sides): a bare parse of the same bytes, values dropped; turnscope's loading, what
+``turnscope FILE`` does before it draws (``tui.formats.load_runs``, then what the run list shows of
+every run: title, counts, start time; a file of several runs opens on that list), the target's
+measure; opening the first run whole (``turnscope FILE --run 0``, or Enter on the list's first row:
+an ``.eval`` builds a sample's run when it is first asked for); ``turnscope list FILE``; and
+``turnscope check FILE`` (loading every run, the grammar and the content scan for hidden text and
+secrets). ``--against DIR`` times another checkout's turnscope in the same rounds (its ``tui/`` is
+byte-compiled too: give it an exported copy, ``git archive REV | tar -x -C DIR``, not a worktree in use).
 The bare parse is what any reader of the format must do to reach its content: ``orjson.loads`` of
 each line (rollout) or of the document (Inspect ``.json``); for the ``.eval``, reading each sample's
 member of the zip and ``orjson.loads`` of it; for HAR, the document and the JSON bodies it holds as
@@ -32,6 +37,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import subprocess
 import sys
 import time
 import zipfile
@@ -43,7 +49,7 @@ REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / "out"
 sys.path.insert(0, str(REPO / "bench"))
 # the loader benches' one way to time whole processes, interleaved, and take their medians
-from bench_loaders import _text, compiled, interleaved, medians, per_try  # noqa: E402
+from bench_loaders import _text, compiled, medians, per_try  # noqa: E402
 
 
 def rollout(path: Path, megabytes: int) -> None:
@@ -193,10 +199,29 @@ FLOORS = {
             "        if text and text[:1] in '{[':\n"
             "            orjson.loads(text)\n"),
 }
-#: turnscope's loading alone, as ``turnscope FILE`` does it before the first screen.
-LOAD = "import sys\nfrom tui.formats import load_runs\nload_runs(sys.argv[1])\n"
+#: turnscope's loading, as ``turnscope FILE`` does it before the first screen (``load_runs(lazy=True)`` where the
+#: checkout has it, as the app calls it), then what the run list shows of each run (a checkout without
+#: ``Run.sizes`` / ``call_starts`` reads the lists they stand for).
+_RUNS = ("import sys\nfrom tui.formats import load_runs\n"
+         "lazy = {'lazy': True} if 'lazy' in load_runs.__code__.co_varnames else {}\n"
+         "runs = load_runs(sys.argv[1], **lazy)\n")
+LOAD = (_RUNS + "for run in runs:\n"
+        "    run.title(), run.meta\n"
+        "    run.sizes() if hasattr(run, 'sizes') else (len(run.messages), len(run.calls))\n"
+        "    run.call_starts() if hasattr(run, 'call_starts') else [c.started for c in run.calls]\n")
+#: Opening the first run whole: ``turnscope FILE --run 0`` (or Enter on the run list's first row).
+OPEN_FIRST = _RUNS + "run = runs[0]\nrun.messages, run.calls, run.system, run.tools, run.warnings\n"
 FILES = (("codex rollout", "rollout.jsonl", rollout, "lines"), ("inspect .json log", "inspect.json", inspect_json, "document"),
          ("inspect .eval log", "inspect.eval", inspect_eval, "eval"), ("har recording", "recording.har", har, "har"))
+
+
+def _timed(argv: list[str], root: Path) -> tuple[float, float, int]:
+    """``bench_loaders.timed`` with turnscope taken from ``root`` (this checkout or ``--against``'s)."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=root)
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
 
 def main() -> None:
@@ -204,34 +229,54 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=100, help="size of each synthetic file (default 100)")
     parser.add_argument("--repeat", type=int, default=5, help="interleaved tries of each command (default 5)")
     parser.add_argument("--only", help="just the file whose name holds this (codex, .json, .eval, har)")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout (an exported copy) whose turnscope is timed in the same rounds")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     compiled()
+    roots = [("this checkout", REPO)]
+    if args.against is not None:
+        import compileall
+
+        compileall.compile_dir(str(args.against / "tui"), quiet=1)
+        roots.append((f"against {args.against}", args.against.resolve()))
     missed = False
+    loads: list[float] = []
     for name, filename, build, floor in FILES:
         if args.only and args.only not in name and args.only not in filename:
             continue
         path = OUT / f"next-{args.mb}mb-{filename}"
         if not path.exists():
             build(path, args.mb)
-        floor_argv = [sys.executable, "-c", FLOORS[floor], str(path)]
-        load_argv = [sys.executable, "-c", LOAD, str(path)]
-        check_argv = [sys.executable, "-m", "tui", "check", str(path)]
-        floors, loads, checks = interleaved([floor_argv, load_argv, check_argv], args.repeat)
-        code = checks[-1][2]
-        floor_wall, floor_cpu = medians(floors)
+        commands: list[tuple[str, list[str], Path, float | None]] = [
+            ("bare parse", [sys.executable, "-c", FLOORS[floor], str(path)], REPO, None)]
+        for label, root in roots:
+            commands += [(f"{label}: loading (turnscope FILE, to its first screen)",
+                          [sys.executable, "-c", LOAD, str(path)], root, 2.0),
+                         (f"{label}: opening the first run whole (--run 0)",
+                          [sys.executable, "-c", OPEN_FIRST, str(path)], root, None),
+                         (f"{label}: turnscope list", [sys.executable, "-m", "tui", "list", str(path)], root, None),
+                         (f"{label}: turnscope check", [sys.executable, "-m", "tui", "check", str(path)], root, None)]
+        tries: list[list[tuple[float, float, int]]] = [[] for _ in commands]
+        for _ in range(args.repeat):  # interleaved: a busy moment on the shared machine hits all of them alike
+            for (_, argv, root, _), kept in zip(commands, tries):
+                kept.append(_timed(argv, root))
+            loads.append(os.getloadavg()[0])
+        floor_wall, floor_cpu = medians(tries[0])
         print(f"{name}: {path.stat().st_size / 1e6:,.1f} MB ({path})")
         print(f"  bare parse, whole process: {floor_wall:.3f} s wall, {floor_cpu:.3f} s CPU")
-        for what, tries, target in (("turnscope loading", loads, 2.0), (f"turnscope check (exit {code})", checks, None)):
-            wall, cpu = medians(tries)
-            low, high = per_try(tries, floors)
-            if target is not None:
-                missed = missed or wall / floor_wall > target
-            print(f"  {what}, whole process: {wall:.3f} s wall, {cpu:.3f} s CPU; ratio of medians "
-                  f"{wall / floor_wall:.2f}x wall, {cpu / floor_cpu:.2f}x CPU"
+        for (what, _, root, target), kept in zip(commands[1:], tries[1:]):
+            wall, cpu = medians(kept)
+            low, high = per_try(kept, tries[0])
+            if target is not None and root == REPO:
+                missed = missed or cpu / floor_cpu > target
+            codes = sorted({t[2] for t in kept})
+            print(f"  {what}{f' (exit {codes[0]})' if codes != [0] else ''}: {wall:.3f} s wall, {cpu:.3f} s CPU; "
+                  f"ratio of medians {cpu / floor_cpu:.2f}x CPU, {wall / floor_wall:.2f}x wall"
                   f"{f' (target <= {target:g}x)' if target else ''}; per try {low:.2f}x to {high:.2f}x wall")
-    print(f"(medians of {args.repeat} interleaved tries; load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; turnscope byte-compiled first)")
+    print(f"(medians of {args.repeat} interleaved tries; load average {min(loads, default=0):.1f}-"
+          f"{max(loads, default=0):.1f} on {os.cpu_count()} CPUs during the tries; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; turnscope byte-compiled first)")
     raise SystemExit(1 if missed else 0)
 
 

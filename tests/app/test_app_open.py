@@ -170,3 +170,26 @@ async def test_the_picker_lists_codex_sessions_newest_first_and_opens_one(realru
         assert isinstance(app.screen, StepperScreen)
         assert len(app.screen.view.run.messages) == 7
         assert "reconstructed" in screen_text(app)
+
+
+async def test_an_eval_opens_on_its_samples_list_and_enter_builds_the_chosen_sample(realruns, tmp_path):
+    from loader_helpers import same_run
+
+    from tui.formats import load_runs
+
+    path = realruns / "next" / "inspect__2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
+    whole = load_runs(str(path))
+    app = app_for(path, tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, RunListScreen)
+        text = screen_text(app)
+        assert "holds 10 runs" in text
+        for run in whole[:5]:
+            messages, calls = len(run.messages), len(run.calls)
+            assert f"{messages} message{'s' * (messages != 1)}, {calls} model call" in text
+            assert run.title()[:40] in text
+        await pilot.press("down", "down", "down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, StepperScreen)
+        assert same_run(app.screen.view.run, whole[3]) and app.screen.view.run.title().startswith("sample 4 epoch 1")

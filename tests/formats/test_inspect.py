@@ -206,3 +206,41 @@ def test_every_real_log_converts_to_native_and_back_without_loss(realruns):
     for path in _next_logs(realruns):
         runs, back = round_trip(path)
         assert len(runs) == len(back) and all(same_run(a, b) for a, b in zip(runs, back)), path.name
+
+
+def test_an_eval_is_listed_from_one_read_of_each_sample_and_a_run_is_built_when_first_asked_for(
+        realruns, tmp_path, monkeypatch):
+    """Opening a big .eval shows its run list: every sample (id, epoch, score, status, counts) comes from one
+    read of its member; the rest of a run is built from its member when first asked for, and is the run the
+    same log gives read whole (as one .json document)."""
+    path = realruns / "next" / "inspect__2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
+    reads: list[str] = []
+    read = zipfile.ZipFile.read
+
+    def counted(self, name, pwd=None):
+        reads.append(name)
+        return read(self, name, pwd)
+
+    monkeypatch.setattr(zipfile.ZipFile, "read", counted)
+    runs = load_runs(str(path), lazy=True)  # as the app, list and the picker load it
+    listed = [(r.title(), r.sizes(), r.meta["sample_id"], r.meta["epoch"], r.meta["status"]) for r in runs]
+    samples = [n for n in reads if n.startswith("samples/")]
+    assert len(samples) == len(set(samples)) == len(runs) == 10 and len(reads) == 11  # and header.json
+    assert [row[2:] for row in listed] == [(k, 1, "success") for k in range(1, 11)]
+
+    messages = runs[3].messages  # asking for one run reads its sample again, and only its sample
+    assert reads[11:] == ["samples/4_epoch_1.json"] and messages
+
+    archive = zipfile.ZipFile(path)
+    header = orjson.loads(read(archive, "header.json"))
+    log = tmp_path / "whole.json"
+    log.write_bytes(orjson.dumps({**header, "samples": [orjson.loads(read(archive, f"samples/{k}_epoch_1.json"))
+                                                        for k in range(1, 11)]}))
+    whole = load_runs(str(log))
+    assert [(r.title(), r.sizes()) for r in whole] == [row[:2] for row in listed]
+    assert all(same_run(a, b) and a.meta == b.meta for a, b in zip(runs, whole))
+
+    del reads[:]  # a caller that reads every run (check, convert) has each sample read and built once
+    eager = load_runs(str(path))
+    assert sorted(reads) == sorted(set(reads)) and len(reads) == 11
+    assert all(same_run(a, b) for a, b in zip(eager, whole)) and len(reads) == 11

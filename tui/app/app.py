@@ -124,6 +124,7 @@ class TurnscopeApp(App):
         # The analyses' process loads the file itself (core imports no loader): how, picklable.
         loader = None if following else functools.partial(open_run, path, run or 0, **self.load_options.kwargs())
         screen = StepperScreen(RunView(following.run if following else chosen), at, view, following, loader=loader)
+        collector.keep_out_loaded()  # a run built when first asked for (an .eval sample) is read-only too
         if len(runs) > 1 and following is None:  # links between the file's runs (subagents, compactions)
             links = self.links.get(path)
             if links is None or links.runs is not runs:
@@ -226,7 +227,7 @@ class TurnscopeApp(App):
                 self.followers[path] = follower
             else:
                 self.followers.pop(path, None)
-                runs = load_runs(path, **self.load_options.kwargs())
+                runs = load_runs(path, lazy=True, **self.load_options.kwargs())  # the run list, then one run
             if run is not None and not 0 <= run < len(runs):
                 raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)}")
         except LoadError as exc:

@@ -72,7 +72,8 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
             follower = Follower(path, **options.kwargs())
             runs = follower.runs
         else:
-            runs = load_runs(path, **options.kwargs())  # with the collector paused (``load_runs``)
+            # with the collector paused (``load_runs``); lazy: a file of several runs opens on their list
+            runs = load_runs(path, lazy=True, **options.kwargs())
         collector.keep_out_loaded()  # read-only from here: later collections skip the run
         if run is not None and not 0 <= run < len(runs):
             raise UsageError(f"{path}: there is no run {run}; the file holds {len(runs)} "

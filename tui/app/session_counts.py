@@ -62,14 +62,14 @@ def count_file(path: str, **options: str | None) -> Counted:
 
     before = stamp(path) or (-1, -1)
     try:
-        runs = load_runs(path, **options)
+        runs = load_runs(path, lazy=True, **options)  # counted, not built (an .eval's samples)
     except (LoadError, UsageError) as exc:
         text = exc.line_text() if isinstance(exc, LoadError) else str(exc)
         return _checked(Counted(path, *before, error=f"cannot open: {text}"), before)
     except OSError as exc:
         return _checked(Counted(path, *before, error=f"cannot read: {exc.strerror or exc}"), before)
     title = redact_title(runs[0].title()) if runs else ""
-    return _checked(Counted(path, *before, tuple(len(r.messages) for r in runs), title), before)
+    return _checked(Counted(path, *before, tuple(r.sizes()[0] for r in runs), title), before)
 
 
 def _checked(counted: Counted, before: tuple[int, int]) -> Counted:

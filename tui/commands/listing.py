@@ -16,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runs = load_runs(args.file, **options(args))
+    runs = load_runs(args.file, lazy=True, **options(args))  # listed, not built (an .eval's samples)
     rows = list(enumerate(runs))
     if args.run is not None:
         rows = [(args.run, pick_run(args.file, runs, args.run))]
@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
         f"{runs[0].source.prefix} prefixes)")
     out(f"{'run':>4}  {'messages':>8}  {'calls':>5}  title")
     for k, r in rows:
-        row = f"{k:>4}  {len(r.messages):>8}  {len(r.calls):>5}  "
+        messages, calls = r.sizes()  # a run built on demand (an .eval sample) is not built to be listed
+        row = f"{k:>4}  {messages:>8}  {calls:>5}  "
         out(row + fit(one_line(r.title()), WIDTH - len(row)))
     return 0

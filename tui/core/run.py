@@ -192,6 +192,14 @@ class Run:
             model = next((c.model for c in self.calls if c.model), None)
         return model
 
+    def sizes(self) -> tuple[int, int]:
+        """(messages, model calls), as lists show them: a loader's run built on demand answers without building."""
+        return len(self.messages), len(self.calls)
+
+    def call_starts(self) -> list[str | None]:
+        """Each model call's recorded send time (``ModelCall.started``), in order, as lists read them."""
+        return [c.started for c in self.calls]
+
     def title(self) -> str:
         """A title for lists: the source's own, else the first words the user wrote."""
         if self.source.title:

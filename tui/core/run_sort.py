@@ -46,14 +46,14 @@ def score_text(run: Run) -> str | None:
 
 def began(run: Run) -> datetime | None:
     """When the run's first model call was sent, where recorded."""
-    return next((t for t in (parse_time(c.started) for c in run.calls) if t is not None), None)
+    return next((t for t in (parse_time(s) for s in run.call_starts()) if t is not None), None)
 
 
 def order(runs: list[Run], by: str) -> list[int]:
     """The run indices in the order ``by`` (``ORDERS``): the file's, the earliest first, the most messages or
     calls first, the lowest score first (the failed runs, to look at); runs without the fact keep the file's order, last."""
     keys: dict[str, Callable[[Run], Any]] = {
-        "date": lambda r: began(r), "messages": lambda r: -len(r.messages), "calls": lambda r: -len(r.calls),
+        "date": lambda r: began(r), "messages": lambda r: -r.sizes()[0], "calls": lambda r: -r.sizes()[1],
         "score": score}
     key = keys.get(by)
     if key is None:

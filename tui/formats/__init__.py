@@ -77,8 +77,12 @@ def detect(doc: Document) -> ModuleType:
 
 
 def load_runs(path: str, fmt: str | None = None, system: str | None = None, tools: str | None = None,
-              strict: bool = False, context: str | None = None) -> list[Run]:
+              strict: bool = False, context: str | None = None, lazy: bool = False) -> list[Run]:
     """Every run in the file, with sidecar system prompt and tools attached.
+
+    ``lazy``: the caller lists the runs and opens one or a few (the app, ``list``, ``open_run``), so a
+    loader may hand out runs built when first asked for (``Document.lazy``); what lists read
+    (``title()``, ``sizes()``, ``call_starts()``, ``meta``, ``source``) is there without building.
 
     The cyclic garbage collector is paused while the file is parsed: a run is millions of
     acyclic objects, and letting the collector walk them again and again as they are
@@ -87,8 +91,8 @@ def load_runs(path: str, fmt: str | None = None, system: str | None = None, tool
     try:
         with collector.paused():
             if context is None:
-                return _load_runs(path, fmt, system, tools, strict)
-            runs = _load_runs(path, fmt, None, None, strict)
+                return _load_runs(path, fmt, system, tools, strict, lazy)
+            runs = _load_runs(path, fmt, None, None, strict, lazy)
             attach_context(runs, context, load_runs)  # --context RECORDING[#CALL]; --system/--tools replace parts
             if system is not None or tools is not None:
                 attach_sidecars(runs, system, tools)
@@ -107,8 +111,10 @@ def finish_runs(doc: Document, module: Any, runs: list[Run]) -> list[Run]:
     return runs
 
 
-def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None, strict: bool) -> list[Run]:
+def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None, strict: bool,
+               lazy: bool = False) -> list[Run]:
     doc = read_document(path, strict=strict)
+    doc.lazy = lazy
     if fmt is not None:
         modules = {m.NAME: m for m in formats()}
         if fmt not in modules:
@@ -123,7 +129,9 @@ def _load_runs(path: str, fmt: str | None, system: str | None, tools: str | None
 
 
 def open_run(path: str, run: int | None = None, **options) -> Run:
-    """One run of the file: ``run`` picks it (0-based) in a file that holds several."""
+    """One run of the file: ``run`` picks it (0-based) in a file that holds several (the others are not
+    built where a loader can leave them: ``load_runs(lazy=True)``)."""
+    options.setdefault("lazy", True)
     return pick_run(path, load_runs(path, **options), run)
 
 

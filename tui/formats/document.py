@@ -61,6 +61,9 @@ class Document:
         self.line_warnings: list[LoadWarning] = []
         #: ``(line number, its bytes)`` when the file ends inside its last line (a run that stopped mid-write).
         self.cut_off: tuple[int, bytes] | None = None
+        #: The caller lists the runs and opens one (``load_runs(lazy=True)``): a loader may build a run only
+        #: when it is first asked for (an Inspect ``.eval`` does, sample by sample).
+        self.lazy = False
 
     # -- JSON as one document -------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 Every sample, and every epoch of it, is a run, titled with its id, epoch, score and status
 (``turnscope list``; ``--run K`` picks one); the runs come in the log's sample order, and the
 side calls after them. An ``.eval`` is read with the standard library's ``zipfile`` from the
-bytes in memory, one ``samples/<id>_epoch_<n>.json`` at a time, never extracted to disk.
+bytes in memory, one ``samples/<id>_epoch_<n>.json`` at a time, never extracted to disk; loaded
+lazily (to list its runs and open one) a sample's runs are built again when first asked for (``_Sample``).
 
 Each ``ModelEvent`` is one model call. Its recorded ``call.request`` is the exact request:
 where the provider was Anthropic it is a Messages API body and the prefixes are exact; another
@@ -22,15 +23,18 @@ the sample's ``attachments[hash]``, and a v3 event's ``input_refs`` (and a call'
 from __future__ import annotations
 
 import io
+import pickle
 import re
+import threading
+import weakref
 import zipfile
 from typing import Any, Iterator
 
 import orjson
 
-from tui.core import jsonio
+from tui.core import collector, jsonio
 from tui.core.errors import LoadError
-from tui.core.run import RECONSTRUCTED, LoadWarning, Run
+from tui.core.run import RECONSTRUCTED, LoadWarning, Run, first_text
 from tui.formats.chat.convert import convert
 from tui.formats.converted import chat_answer, chat_request
 from tui.formats.document import Document
@@ -99,9 +103,21 @@ def load(doc: Document) -> list[Run]:
     samples_runs: list[Run] = []
     sides: list[Run] = []
     status = header.get("status") if isinstance(header.get("status"), str) else "started"
+    listed: list[tuple[zipfile.ZipFile, str, bytes]] = []
     for sample in samples:
-        main, more = _sample_runs(doc.path, sample, header, status)
+        if isinstance(sample, _Sample):  # an .eval member
+            if doc.lazy:  # what a list shows of its runs, kept as bytes until every sample is read
+                listed.append((sample.archive, sample.name, sample.listed(header, status)))
+                continue
+            main, more = sample.whole_runs(header, status)
+        else:
+            main, more = _sample_runs(doc.path, sample, header, status)
         sample = None  # dropped before the next one is parsed, which then reuses its memory
+        if main is not None:
+            samples_runs.append(main)
+        sides += more
+    for archive, name, facts in listed:  # the lazily built runs, made after the last parse (not among its objects)
+        main, more = _Sample(doc, archive, name, header, status).hand_out(facts)
         if main is not None:
             samples_runs.append(main)
         sides += more
@@ -112,7 +128,10 @@ def load(doc: Document) -> list[Run]:
     if sides:
         notes.append(f"{len(sides)} side call conversation(s) (scorers' model calls and other calls outside a "
                      f"sample's main conversation) are listed after the {len(samples_runs)} sample run(s)")
-    runs[0].warnings[:0] = [LoadWarning(n) for n in notes]
+    if isinstance(runs[0], _SampleRun):
+        runs[0].prepend_warnings([LoadWarning(n) for n in notes])
+    else:
+        runs[0].warnings[:0] = [LoadWarning(n) for n in notes]
     for k, run in enumerate(runs):
         run.source.run_index, run.source.run_count = k, len(runs)
     return runs
@@ -133,7 +152,7 @@ def _json_log(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any]], 
     return value, (s for s in samples if isinstance(s, dict)), []
 
 
-def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any]], list[str]]:
+def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[_Sample], list[str]]:
     archive = _archive(doc)
     if archive is None:
         raise LoadError(doc.path, "a zip archive that cannot be read (truncated or damaged)", 1, 1)
@@ -157,14 +176,7 @@ def _eval_archive(doc: Document) -> tuple[dict[str, Any], Iterator[dict[str, Any
             order.append((_natural(ident), epoch, name))
     order.sort()
 
-    def samples() -> Iterator[dict[str, Any]]:
-        for _, _, name in order:  # one at a time: each sample's JSON is dropped before the next is read
-            value = _member(doc, archive, name)
-            if isinstance(value, dict):
-                yield value
-            value = None  # (not held while the next is parsed: a sample is tens of megabytes in a big log)
-
-    return header, samples(), notes
+    return header, (_Sample(doc, archive, name) for _, _, name in order), notes
 
 
 def _member(doc: Document, archive: zipfile.ZipFile, name: str) -> Any:
@@ -182,10 +194,135 @@ def _natural(ident: str) -> tuple[int, Any]:
     return (0, int(ident)) if ident.isdigit() else (1, ident)
 
 
+# -- an .eval's samples, built when first asked for ----------------------------------------------
+
+
+class _Sample:
+    """One ``samples/<id>_epoch_<n>.json`` member of an ``.eval``, and the runs it gives.
+
+    Loaded lazily (``load_runs(lazy=True)``: the app, ``list``, ``open_run``), the sample's runs are
+    built once, to know how many there are and what a list shows of each (title, counts, meta), then
+    dropped with the sample's JSON; the runs handed out are ``_SampleRun`` s that read the member again
+    and build all of the sample's runs the first time anything else of one of them is asked for.
+    Keeping every sample's built runs while the next samples are parsed costs the parse of each later
+    one far more than building one again on demand (the kept objects sit among the freed ones: the
+    parses and frees of a 100 MB log took twice as long). Otherwise (``check``, ``convert``: every
+    run is read) the runs are built whole, once."""
+
+    def __init__(self, doc: Document, archive: zipfile.ZipFile, name: str, header: dict[str, Any] | None = None,
+                 status: str = "started"):
+        self.doc, self.archive, self.name = doc, archive, name
+        self.header: dict[str, Any] = header or {}
+        self.status = status
+        #: The runs handed out, weakly (they hold this sample until they are built; a run dropped unbuilt frees it).
+        self.runs: list[weakref.ref[_SampleRun]] = []
+        self.lock = threading.Lock()
+
+    def built(self, whole: bool = True) -> tuple[Run | None, list[Run]]:
+        value = _member(self.doc, self.archive, self.name)
+        if not isinstance(value, dict):
+            return None, []
+        return _sample_runs(self.doc.path, value, self.header, self.status, whole)
+
+    def whole_runs(self, header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
+        """The sample's runs built whole (a caller that reads every run: ``check``, ``convert``)."""
+        self.header, self.status = header, status
+        return self.built()
+
+    def listed(self, header: dict[str, Any], status: str) -> bytes:
+        """What a list shows of each of the sample's runs (source, meta, counts, call start times),
+        pickled: kept as one object until the runs are handed out (``hand_out``), after the last parse."""
+        self.header, self.status = header, status
+        main, more = self.built(whole=False)
+        runs = ([main] if main is not None else []) + more
+        facts = [(run.source, run.meta, (len(run.messages), len(run.calls)), run.call_starts()) for run in runs]
+        return pickle.dumps((main is not None, facts), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def hand_out(self, listed: bytes) -> tuple[Run | None, list[Run]]:
+        """The sample's runs as loading hands them out: what lists show of each, the rest built later."""
+        has_main, facts = pickle.loads(listed)
+        runs = [_SampleRun(self, source, meta, sizes, starts) for source, meta, sizes, starts in facts]
+        self.runs = [weakref.ref(run) for run in runs]
+        if not has_main:
+            return None, runs
+        return runs[0], runs[1:]
+
+    def fill(self) -> None:
+        """Build the sample's runs again and give each ``_SampleRun`` of it the rest of its attributes."""
+        with self.lock:
+            lazy = [ref() for ref in self.runs]
+            if all(run is None or run.filled for run in lazy):
+                return
+            with collector.paused():
+                main, more = self.built()
+            runs = ([main] if main is not None else []) + more
+            if len(runs) != len(self.runs):  # the bytes are in memory, so this cannot happen
+                raise LoadError(self.doc.path, f"{self.name} in the archive gave {len(runs)} run(s) when built "
+                                               f"again, {len(self.runs)} when loaded")
+            for waiting, run in zip(lazy, runs):
+                if waiting is not None:
+                    waiting.fill(run)
+
+
+
+class _SampleRun(Run):
+    """A run of an ``.eval`` sample that holds only its source, meta and counts until anything else of it
+    is asked for; then its sample is read and built again (``_Sample``) and it is the run loading built.
+    What lists show (``title()``, ``meta``, ``source``, ``sizes()``, ``call_starts()``) answers without building."""
+
+    def __init__(self, sample: _Sample, source: Any, meta: dict[str, Any], sizes: tuple[int, int],
+                 starts: list[str | None]):
+        # not the dataclass's __init__: the other fields come from ``fill``
+        self.__dict__.update(source=source, meta=meta, _sample=sample, _sizes=sizes, _starts=starts, _notes=[])
+
+    @property
+    def filled(self) -> bool:
+        return "_sample" not in self.__dict__
+
+    def __getattr__(self, name: str) -> Any:  # only for attributes not there yet: build them
+        sample = self.__dict__.get("_sample")
+        if sample is None or name.startswith("__"):
+            raise AttributeError(name)
+        sample.fill()
+        return object.__getattribute__(self, name)
+
+    def fill(self, run: Run) -> None:
+        state = self.__dict__
+        if "_sample" not in state:
+            return
+        for key, value in vars(run).items():
+            if key not in state:  # source and meta stay the ones handed out (a caller may have set them)
+                state[key] = value
+        notes = state.pop("_notes")
+        if notes:
+            state["warnings"][:0] = notes
+        del state["_sample"], state["_sizes"], state["_starts"]
+
+    def prepend_warnings(self, warnings: list[LoadWarning]) -> None:
+        if self.filled:
+            self.warnings[:0] = warnings
+        else:
+            self.__dict__["_notes"][:0] = warnings
+
+    def sizes(self) -> tuple[int, int]:
+        return self.__dict__["_sizes"] if not self.filled else super().sizes()
+
+    def call_starts(self) -> list[str | None]:
+        return list(self.__dict__["_starts"]) if not self.filled else super().call_starts()
+
+    def __getstate__(self) -> dict[str, Any]:  # pickled or copied: the whole run
+        if not self.filled:
+            self.__dict__["_sample"].fill()
+        return dict(self.__dict__)
+
+
 # -- one sample ------------------------------------------------------------------------------
 
 
-def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], status: str) -> tuple[Run | None, list[Run]]:
+def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], status: str,
+                 whole: bool = True) -> tuple[Run | None, list[Run]]:
+    """The sample's run and its side runs. Not ``whole``: only what a list shows of each is right (the
+    titles, counts, source and meta); attachments are put back only where a title is read from."""
     attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
     events = sample.get("events")
     if not isinstance(events, list):
@@ -211,7 +348,7 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
         if kind != "model":
             continue
         serial += 1
-        exchange, how = _exchange(event, pool, call_pool, f"{label}, model event {serial}", attachments)
+        exchange, how = _exchange(event, pool, call_pool, f"{label}, model event {serial}", attachments, whole)
         kinds.add(how)
         side = in_scorer_step > 0 or event.get("span_id") in scorer_spans
         (scorer if side else agent).append(exchange)
@@ -224,10 +361,13 @@ def _sample_runs(path: str, sample: dict[str, Any], header: dict[str, Any], stat
     for run in runs + side_runs:
         notes: list[str] = []
         if RAW in run.params:
-            _convert_run(run, attachments, notes)
+            _convert_run(run, attachments if whole else {}, notes)  # listed: arguments stay unread
         _mark(run, kinds, provider)
         run.warnings += [LoadWarning(n) for n in notes]
-        _resolve_run(run, attachments)
+        if whole:
+            _resolve_run(run, attachments)
+        else:
+            _resolve_for_title(run, attachments)
     main = runs[0] if runs else None
     if main is not None:
         _finish(main, sample, status, label, header)
@@ -349,6 +489,17 @@ def _resolve_run(run: Run, attachments: dict[str, Any]) -> None:
             request.params = _resolve(request.params, attachments)
 
 
+def _resolve_for_title(run: Run, attachments: dict[str, Any]) -> None:
+    """Attachments put back into the user messages ``Run.title`` reads: up to the first with text."""
+    if not attachments:
+        return
+    for i, message in enumerate(run.messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            message = run.messages[i] = _resolve(message, attachments)
+            if first_text(message.get("content")):
+                return
+
+
 def _arguments_resolved(messages: list[Any], attachments: dict[str, Any]) -> list[Any]:
     """Chat messages whose tool-call ``arguments`` strings are attachments, resolved before they are
     parsed (everything else is resolved in the built run)."""
@@ -376,8 +527,9 @@ def _ranges(refs: Any, pool: list[Any]) -> list[Any] | None:
 
 
 def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], where: str,
-              attachments: dict[str, Any]) -> tuple[Exchange, str]:
-    """The model event as an exchange, and how its request was had: exact, converted or input."""
+              attachments: dict[str, Any], whole: bool = True) -> tuple[Exchange, str]:
+    """The model event as an exchange, and how its request was had: exact, converted or input (not
+    ``whole``: for a list only, dropped with the sample, so its credentials are not looked for)."""
     model = event.get("model") if isinstance(event.get("model"), str) else ""
     call = event.get("call") if isinstance(event.get("call"), dict) else {}
     request = call.get("request") if isinstance(call.get("request"), dict) else None
@@ -414,7 +566,8 @@ def _exchange(event: dict[str, Any], pool: list[Any], call_pool: list[Any], wher
         if isinstance(model, str) and model:
             raw["model"] = model.split("/", 1)[-1]
         exchange.body = {"messages": _chat(inputs if isinstance(inputs, list) else []), RAW: raw}
-    exchange.dropped = drop_credentials(exchange.body if how == "exact" else exchange.body[RAW])
+    if whole:
+        exchange.dropped = drop_credentials(exchange.body if how == "exact" else exchange.body[RAW])
     if event.get("error"):
         exchange.error = str(event["error"])[:200]
         return exchange, how

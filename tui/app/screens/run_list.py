@@ -80,7 +80,7 @@ class RunListScreen(Screen):
             run = self.runs[k]
             title = Text(one_line(run.title()))
             title.truncate(width, overflow="ellipsis")  # one row: cut with an ellipsis, not wrapped to the margin
-            messages, calls = len(run.messages), len(run.calls)
+            messages, calls = run.sizes()
             facts = f"  {messages} message{'s' * (messages != 1)}, {calls} model call{'s' * (calls != 1)}"
             when, scored = began(run), score_text(run)
             if when is not None:
