@@ -47,14 +47,16 @@ def hwm():
     return next(int(l.split()[1]) / 1024 for l in open('/proc/self/status') if l.startswith('VmHWM'))
 from tui.core.view.analyses import RunAnalyses
 from tui.formats import open_run
-out, t = {}, time.perf_counter()
+out, t, c = {}, time.perf_counter(), time.process_time()
 run = open_run(sys.argv[1])
-out['load'], out['hwm_loaded'] = time.perf_counter() - t, hwm()
+out['load'], out['hwm_loaded'], out['load_cpu'] = time.perf_counter() - t, hwm(), time.process_time() - c
 analyses, tick = RunAnalyses(run), (lambda: None)
-t = time.perf_counter(); analyses.compute_tokens(tick=tick); out['tokens'] = time.perf_counter() - t
-t = time.perf_counter(); analyses.provenance(tick); out['index'] = time.perf_counter() - t
-t = time.perf_counter(); out['unsourced_n'] = len(analyses.compute_unsourced(tick))
-out['unsourced'] = time.perf_counter() - t
+t, c = time.perf_counter(), time.process_time(); analyses.compute_tokens(tick=tick)
+out['tokens'], out['tokens_cpu'] = time.perf_counter() - t, time.process_time() - c
+t, c = time.perf_counter(), time.process_time(); analyses.provenance(tick)
+out['index'], out['index_cpu'] = time.perf_counter() - t, time.process_time() - c
+t, c = time.perf_counter(), time.process_time(); out['unsourced_n'] = len(analyses.compute_unsourced(tick))
+out['unsourced'], out['unsourced_cpu'] = time.perf_counter() - t, time.process_time() - c
 out['hwm_done'] = hwm()
 print(orjson.dumps(out).decode())
 """
@@ -79,7 +81,7 @@ print(time.perf_counter() - t)
 
 
 WORKERS = """
-import functools, sys, threading, time, orjson
+import functools, os, sys, threading, time, orjson
 sys.path.insert(0, sys.argv[2])
 t = time.perf_counter()
 from tui.core.view.background import Background
@@ -94,7 +96,14 @@ def deliver(kind, value):
 start = time.perf_counter()
 background = Background(run, functools.partial(open_run, sys.argv[1]), deliver)
 background.start()
-peaks = {}
+peaks, cpu = {}, {}
+tick = os.sysconf("SC_CLK_TCK")
+def cpu_of(pid):  # user + system seconds so far
+    try:
+        fields = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+    except (OSError, IndexError, ValueError):
+        return None
 def hwm(pid):
     try:
         return next(int(l.split()[1]) / 1024 for l in open(f'/proc/{pid}/status') if l.startswith('VmHWM'))
@@ -104,8 +113,11 @@ while not done.wait(0.05):  # each worker's peak memory, sampled while it runs (
     for k, p in enumerate(background.processes):
         if (m := hwm(p.pid)) is not None:
             peaks[k] = max(peaks.get(k, 0.0), m)
+        if (c := cpu_of(p.pid)) is not None:
+            cpu[k] = c
 jobs = [getattr(w, "jobs", ()) for w in background.workers]
-print(orjson.dumps({"load": loaded, **got, "peaks": {"+".join(jobs[k]) or str(k): v for k, v in peaks.items()}}).decode())
+print(orjson.dumps({"load": loaded, **got, "peaks": {"+".join(jobs[k]) or str(k): v for k, v in peaks.items()},
+                    "cpu": {"+".join(jobs[k]) or str(k): v for k, v in cpu.items()}}).decode())
 """
 
 
@@ -159,9 +171,14 @@ def analysed(path: Path, app: bool, before: Path | None) -> dict:
 def print_analysed(name: str, r: dict) -> None:
     mb = r["mb"]
     h = r["h"]
-    print(f"{name} ({mb:,.0f} MB): load {r['load']:.2f} s, peak {h['hwm_loaded']:.0f} MB ({h['hwm_loaded'] / mb:.1f}x)")
+    print(f"{name} ({mb:,.0f} MB): load {r['load']:.2f} s (CPU {h.get('load_cpu', 0):.2f} s), peak "
+          f"{h['hwm_loaded']:.0f} MB ({h['hwm_loaded'] / mb:.2f}x); token report {h['tokens']:.2f} s (CPU "
+          f"{h.get('tokens_cpu', 0):.2f} s)")
     if "before" in r:
         b = r["before_h"]
+        print(f"  before (the other checkout): load {b['load']:.2f} s (CPU {b.get('load_cpu', 0):.2f} s), peak "
+              f"{b['hwm_loaded']:.0f} MB ({b['hwm_loaded'] / mb:.2f}x); token report {b['tokens']:.2f} s (CPU "
+              f"{b.get('tokens_cpu', 0):.2f} s)")
         print(f"  headless, before (the other checkout, one process): load + analyses {r['before']:.1f} s (tokens "
               f"{b['tokens']:.1f} s, provenance index {b['index']:.1f} s, every tool turn traced {b['unsourced']:.1f} s; "
               f"peak {b['hwm_done']:.0f} MB, {b['hwm_done'] / mb:.1f}x)")
@@ -179,10 +196,12 @@ def print_analysed(name: str, r: dict) -> None:
 
 
 def print_workers(label: str, w: dict, mb: float) -> None:
-    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done", "peaks"))
+    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done", "peaks", "cpu"))
     peaks = ", ".join(f"{jobs} {m:.0f} MB ({m / mb:.1f}x)" for jobs, m in w.get("peaks", {}).items())
+    cpu = ", ".join(f"{jobs} {c:.1f} s" for jobs, c in w.get("cpu", {}).items())
     print(f"  headless, the analyses' processes{', ' + label if label else ''} (each loads the file): all in "
-          f"{w.get('done', float('nan')):.1f} s ({parts}); peak per process: {peaks or 'not sampled'}")
+          f"{w.get('done', float('nan')):.1f} s ({parts}); peak per process: {peaks or 'not sampled'}; CPU per "
+          f"process (last sample): {cpu or 'not sampled'}")
 
 
 def long_run(n: int) -> float:
