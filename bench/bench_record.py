@@ -1,19 +1,29 @@
 """What ``turnscope record`` adds to an agent's calls, measured side by side, not asserted.
 
-    python bench/bench_record.py [--rounds 200] [--events 40] [--exchanges 1000]
+    python bench/bench_record.py [--rounds 8] [--calls 40] [--bursts 6] [--events 40]
+        [--exchanges 1000] [--against CHECKOUT]
 
 An upstream (an aiohttp server in its own process) streams a Messages API answer of
 ``--events`` events, 2 ms apart, each stamped with the system's monotonic clock when it is
 written. A client in this process sends the same ~30 KB request body either straight to the
-upstream or through ``turnscope record`` (its own process, recording to a temporary file),
-the two interleaved call by call, and notes when the first byte and each event arrive:
+upstream or through ``turnscope record`` (its own process, recording to a temporary file)
+(and, with ``--against``, through another checkout's recorder too), interleaved call by call
+(in a new shuffled order for every call), in ``--rounds`` rounds, and notes when the first byte
+and each event arrive. On a shared machine one run's p95 moves with whatever else runs, so
+each figure is taken per round and reported as the median over rounds with the lowest and
+highest round beside it; a ratio or an added time is taken within a round (direct and
+proxied measured in the same seconds), then its median over rounds:
 
 - time to first byte (request sent -> first body byte), p50/p95, direct and proxied;
 - per event: arrival minus the upstream's stamp, p50/p95, direct and proxied;
-- the same with 8 streams at once (8 clients started together), and the slowest TTFB (a
-  stall shows there);
+- the same with 8 streams at once (8 clients started together), and the slowest TTFB of
+  all rounds (a stall shows there);
+- the CPU seconds each process (upstream, recorders, this client) spent over the rounds,
+  and the load average sampled every round: the load the figures were taken under;
 - CPU per exchange: the recorder's user+system time over ``--exchanges`` short streamed
   exchanges, divided by their number;
+- the recorder's read and write system calls per exchange over those (from /proc/PID/io:
+  a figure the machine's load does not move);
 - memory: the recorder's resident size (VmRSS) every 100 of those exchanges.
 """
 
@@ -24,6 +34,8 @@ import asyncio
 import json
 import os
 import platform
+import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -131,6 +143,12 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def proc_syscalls(pid: int) -> tuple[int, int]:
+    """(read, write) system calls so far: sends and receives on sockets, the record's write."""
+    fields = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
+    return int(fields["syscr"]), int(fields["syscw"])
+
+
 def proc_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS"):
@@ -138,23 +156,41 @@ def proc_rss_mb(pid: int) -> float:
     return 0.0
 
 
+def spread(values: list[float]) -> str:
+    """``median [min-max]`` of per-round figures."""
+    return f"{statistics.median(values):.2f} [{min(values):.2f}-{max(values):.2f}]"
+
+
+def shuffled(items: list, rng: random.Random) -> list:
+    """``items`` in a new order for every call: each target goes first, and follows each other
+    target, as often as the others (a fixed rotation would put the same target after the same one,
+    which then pays for the one before it finishing its work)."""
+    order = list(items)
+    rng.shuffle(order)
+    return order
+
+
 async def main() -> None:
     import aiohttp
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=8, help="rounds; each measures every target, interleaved")
+    parser.add_argument("--calls", type=int, default=40, help="single streamed calls per target per round")
+    parser.add_argument("--bursts", type=int, default=6, help="bursts of 8 parallel streams per target per round")
     parser.add_argument("--events", type=int, default=40)
     parser.add_argument("--exchanges", type=int, default=1000)
-    parser.add_argument("--against", metavar="CHECKOUT", help="also measure another checkout's recorder (an A/B, "
-                        "e.g. ../main), interleaved with the others")
+    parser.add_argument("--against", metavar="CHECKOUT", action="append", default=[],
+                        help="also measure another checkout's recorder (an A/B, e.g. a copy of main), interleaved "
+                        "with the others; may be given more than once")
     args = parser.parse_args()
-    started_load = f"{os.getloadavg()[0]:.1f}"
+    rng = random.Random(19)  # the same orders in every run
+    loads = [os.getloadavg()[0]]
     port = free_port()
     upstream = subprocess.Popen([sys.executable, "-c", UPSTREAM, str(args.events), "0.002", str(port)])
     tmp = tempfile.mkdtemp(prefix="bench-record-")
     recording = Path(tmp) / "bench.jsonl"
     direct = f"http://127.0.0.1:{port}"
-    recorders: list[subprocess.Popen] = []
+    recorders: dict[str, subprocess.Popen] = {}
     try:
         import uvloop  # noqa: F401 - the recorder runs on it where it is installed
         loops = ["uvloop"]
@@ -164,67 +200,98 @@ async def main() -> None:
         await wait_up(direct)
         targets = {"direct": direct}
         checkouts = [(f"proxied ({loops[0]})", ROOT)]
-        if args.against:
-            checkouts.append((f"{Path(args.against).resolve().name} ({loops[0]})", Path(args.against).resolve()))
+        for other in args.against:
+            checkouts.append((f"{Path(other).resolve().name} ({loops[0]})", Path(other).resolve()))
         for k, (name, checkout) in enumerate(checkouts):
             recorder = subprocess.Popen(
                 [sys.executable, "-m", "tui", "record", "-o", str(recording.with_name(f"rec{k}.jsonl")),
                  "--upstream", direct], cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                 env={**os.environ, "PYTHONPATH": str(checkout)})
-            recorders.append(recorder)
+            recorders[name] = recorder
             targets[name] = recorder.stdout.readline().strip().split("=", 1)[1]
-        recorder = recorders[0]
-        proxied = targets[f"proxied ({loops[0]})"]
+        names = list(targets)
         recording = recording.with_name("rec0.jsonl")
+        pids = {"upstream": upstream.pid, **{name: p.pid for name, p in recorders.items()}}
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector, auto_decompress=False) as session:
             for url in targets.values():  # warm every path (pools, imports)
                 for _ in range(5):
                     await one_call(session, url)
-            results = {name: ([], []) for name in targets}
-            for _ in range(args.rounds):
-                for name, url in targets.items():
-                    ttfb, lags = await one_call(session, url)
-                    results[name][0].append(ttfb)
-                    results[name][1].extend(lags)
-            parallel = {name: [] for name in targets}
-            for _ in range(max(10, args.rounds // 8)):
-                for name, url in targets.items():
-                    done = await asyncio.gather(*(one_call(session, url) for _ in range(8)))
-                    parallel[name].extend(t for t, _ in done)
-            cpu0, rss = proc_cpu(recorder.pid), [proc_rss_mb(recorder.pid)]
+                await asyncio.gather(*(one_call(session, url) for _ in range(8)))
+            cpu_start = {name: proc_cpu(pid) for name, pid in pids.items()}
+            client_start = sum(os.times()[:2])
+            wall_start = time.monotonic()
+            # per round and target: [ttfb], [event lags], [8-parallel ttfb]
+            rounds = [{name: ([], [], []) for name in names} for _ in range(args.rounds)]
+            for r, per in enumerate(rounds):
+                for c in range(args.calls):
+                    for name in shuffled(names, rng):
+                        ttfb, lags = await one_call(session, targets[name])
+                        per[name][0].append(ttfb)
+                        per[name][1].extend(lags)
+                for b in range(args.bursts):
+                    for name in shuffled(names, rng):
+                        done = await asyncio.gather(*(one_call(session, targets[name]) for _ in range(8)))
+                        per[name][2].extend(t for t, _ in done)
+                loads.append(os.getloadavg()[0])
+            wall = time.monotonic() - wall_start
+            cpu_used = {name: proc_cpu(pid) - cpu_start[name] for name, pid in pids.items()}
+            cpu_used["client (this process)"] = sum(os.times()[:2]) - client_start
+            # CPU per exchange and memory: every recorder, interleaved call by call
+            cpu0 = {name: proc_cpu(p.pid) for name, p in recorders.items()}
+            calls0 = {name: proc_syscalls(p.pid) for name, p in recorders.items()}
+            rss = {name: [proc_rss_mb(p.pid)] for name, p in recorders.items()}
             wall0 = time.monotonic()
             for k in range(args.exchanges):
-                await one_call(session, proxied, events=5)
+                for name in shuffled(list(recorders), rng):
+                    await one_call(session, targets[name], events=5)
                 if (k + 1) % 100 == 0:
-                    rss.append(proc_rss_mb(recorder.pid))
-            cpu = proc_cpu(recorder.pid) - cpu0
-            wall = time.monotonic() - wall0
-        for process in recorders:
+                    for name, p in recorders.items():
+                        rss[name].append(proc_rss_mb(p.pid))
+            cpu = {name: proc_cpu(p.pid) - cpu0[name] for name, p in recorders.items()}
+            calls = {name: [b - a for a, b in zip(calls0[name], proc_syscalls(p.pid))] for name, p in recorders.items()}
+            wall_cpu = time.monotonic() - wall0
+        for process in recorders.values():
             process.send_signal(2)
             process.wait(timeout=30)
         records = sum(1 for _ in recording.open("rb"))
     finally:
-        for process in (*recorders, upstream):
+        for process in (*recorders.values(), upstream):
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()
+    loads.append(os.getloadavg()[0])
     print(f"# turnscope record, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
-          f"{os.cpu_count()} cores, load {started_load} at the start, {os.getloadavg()[0]:.1f} at the end; {args.rounds} streamed calls each way "
-          f"(~{len(BODY) // 1024} KB body, {args.events} events 2 ms apart)")
-    d_t, d_e, d8 = results["direct"][0], results["direct"][1], parallel["direct"]
-    print(f"direct              TTFB p50 {pct(d_t, .5):.2f} p95 {pct(d_t, .95):.2f} | per event p50 {pct(d_e, .5):.2f} "
-          f"p95 {pct(d_e, .95):.2f} | 8 parallel TTFB p50 {pct(d8, .5):.2f} p95 {pct(d8, .95):.2f} max {max(d8):.1f}")
-    for name in targets:
+          f"{os.cpu_count()} cores, load average {min(loads):.1f}-{max(loads):.1f} (1 min, sampled every round); "
+          f"{args.rounds} rounds, each {args.calls} single streamed calls and {args.bursts} bursts of 8 per target, "
+          f"interleaved call by call (~{len(BODY) // 1024} KB body, {args.events} events 2 ms apart)")
+    print("figures: the median over rounds of each round's figure [lowest-highest round]")
+
+    def per_round(name: str, which: int, q: float) -> list[float]:
+        return [pct(per[name][which], q) for per in rounds]
+
+    for name in names:
+        t50, t95, e50, e95 = (per_round(name, 0, .5), per_round(name, 0, .95), per_round(name, 1, .5),
+                              per_round(name, 1, .95))
+        p50, p95 = per_round(name, 2, .5), per_round(name, 2, .95)
+        worst = max(max(per[name][2]) for per in rounds)
+        print(f"{name:19} TTFB p50 {spread(t50)} p95 {spread(t95)} | per event p50 {spread(e50)} p95 {spread(e95)}"
+              f" | 8 parallel TTFB p50 {spread(p50)} p95 {spread(p95)} max {worst:.1f}")
         if name == "direct":
             continue
-        p_t, p_e, p8 = results[name][0], results[name][1], parallel[name]
-        print(f"{name:19} TTFB p50 {pct(p_t, .5):.2f} p95 {pct(p_t, .95):.2f} (added {pct(p_t, .5) - pct(d_t, .5):+.2f} / "
-              f"{pct(p_t, .95) - pct(d_t, .95):+.2f}) | per event p50 {pct(p_e, .5):.2f} p95 {pct(p_e, .95):.2f} (added "
-              f"{pct(p_e, .5) - pct(d_e, .5):+.2f} / {pct(p_e, .95) - pct(d_e, .95):+.2f}) | 8 parallel TTFB p50 "
-              f"{pct(p8, .5):.2f} p95 {pct(p8, .95):.2f} max {max(p8):.1f}, p95 {pct(p8, .95) / pct(d8, .95):.2f}x direct")
-    print(f"CPU per exchange ({loops[0]} recorder)    {cpu / args.exchanges * 1000:.2f} ms ({args.exchanges} streamed exchanges in {wall:.1f} s)")
-    print(f"recorder RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss)}")
+        d95, d8 = per_round("direct", 0, .95), per_round("direct", 2, .95)
+        d50 = per_round("direct", 0, .5)
+        print(f"{'':19} added TTFB p50 {spread([a - b for a, b in zip(t50, d50)])} p95 "
+              f"{spread([a - b for a, b in zip(t95, d95)])} | 8 parallel p95 / direct's "
+              f"{spread([a / b for a, b in zip(p95, d8)])}x")
+    print(f"CPU seconds over those rounds ({wall:.1f} s wall): "
+          + ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu_used.items()))
+    print(f"CPU per exchange ({args.exchanges} streamed exchanges of 5 events each, interleaved, {wall_cpu:.1f} s): "
+          + ", ".join(f"{name} {seconds / args.exchanges * 1000:.2f} ms" for name, seconds in cpu.items()))
+    print("system calls per exchange, read / write: "
+          + ", ".join(f"{name} {r / args.exchanges:.1f} / {w / args.exchanges:.1f}" for name, (r, w) in calls.items()))
+    for name in recorders:
+        print(f"{name} RSS MB every 100 exchanges: {' '.join(f'{m:.1f}' for m in rss[name])}")
     print(f"records written: {records}")
 
 

@@ -11,7 +11,7 @@ import json
 import re
 
 import pytest
-from app_helpers import REFUND, screen_text, settle
+from app_helpers import REFUND, app_for, screen_text, settle
 from branch_app_helpers import (api_env, branch_app, open_editor, policy_error, review, type_text,  # noqa: F401
                                 until, until_text)
 from fake_messages_api_stream import DUMMY_KEY, Turn, stream_api, text, tool_use  # noqa: F401
@@ -20,6 +20,7 @@ from tui.app.screens.branch.review import ReviewScreen
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.screens.experiment import ExperimentScreen
 from tui.app.screens.side_by_side import SideBySideScreen
+from tui.app.screens.stepper import StepperScreen
 from tui.core.branch import experiment as experiments, patch as patches
 from tui.formats import open_run
 
@@ -215,16 +216,27 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
         for arm in files.values():  # every sample's file is kept (messages 0..4, as created)
             for path in arm:
                 assert len(open_run(path).messages) == 5
-        api_env.responder = Script()
-        api_env.release.set()
+        saved = screen.experiment.path
+    sent = len(api_env.requests)
+    # The experiment file opened again later (``turnscope FILE.experiment.json``): its screen shows what
+    # the files hold, nothing is sent until r; r continues the unfinished samples.
+    api_env.responder = Script()
+    api_env.release.set()
+    again = app_for(str(saved), tmp_path)
+    async with again.run_test(size=(80, 24)) as pilot:
+        shown = await until_text(pilot, "saved: 0 of 4 samples done")
+        assert isinstance(again.screen, ExperimentScreen) and "r continues" in shown
+        assert shown.count("■ cancelled") + shown.count("… not done yet") == 4
+        await settle(pilot)
+        assert len(api_env.requests) == sent  # opening sends nothing
         await pilot.press("r")  # continue the unfinished samples
         await until_text(pilot, "all 4 samples done")
         for arm, paths in files.items():
             for path in paths:
                 assert len(open_run(path).messages) > 5, (arm, path)
-        await pilot.press("escape")
+        await pilot.press("escape")  # back to the original run's stepper, at the branch point
         await settle(pilot)
-        assert not isinstance(app.screen, ExperimentScreen)
+        assert isinstance(again.screen, StepperScreen) and again.screen.index == 4
     _no_key_anywhere(tmp_path)
 
 
@@ -290,3 +302,31 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
         await settle(pilot)
         assert app.screen.view.run.source.path == app.screen_stack[-2].tally["files"]["control"][1]
         assert "+5 assistant" in screen_text(app)
+
+
+async def test_an_experiment_whose_original_changed_opens_over_the_picker_and_says_why(tmp_path):
+    import shutil
+
+    from tui.app.screens.picker import PickerScreen
+    from tui.core.branch.store import sha256_of
+
+    copy = tmp_path / "refund"
+    shutil.copytree(REFUND.parent, copy)
+    parent_path = copy / REFUND.name
+    parent = open_run(str(parent_path))
+    edit = patches.tool_error(patches.base_document(parent, 4), "toolu_01Ef", "policy service unavailable (503)")
+    made = experiments.create(parent, 4, edit, samples=2, control=True, resolver="recorded",
+                              parent_sha=sha256_of(str(parent_path)), output=tmp_path / "x.experiment.json")
+    with open(parent_path, "a", encoding="utf-8") as handle:  # the original changes after the experiment
+        handle.write("\n")
+    app = app_for(str(made.path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = await until_text(pilot, "saved: 0 of 4 samples done")
+        assert "original run: not available (the parent run" in shown and "changed since" in shown
+        assert "not started" in shown or "not done yet" in shown
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ExperimentScreen)  # nothing to show beside: the screen stays
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, PickerScreen)

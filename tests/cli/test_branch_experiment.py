@@ -139,6 +139,13 @@ def test_the_text_summary_says_the_cost_before_anything_is_sent(stream_api, tmp_
     assert "issue_refund:amount_cents=8900: 1/3" in result.stdout  # the 2nd edited sample refunds 8900
     assert "issue_refund:amount_cents=8900: 3/3" in result.stdout
     assert "interval is wide" in result.stdout
+    # The experiment file is not a run: check and show say so in one line and point to what opens it
+    # (before, it loaded as a request with no messages and check reported messages_empty).
+    for verb in ("check", "show"):
+        said = run_cli(verb, str(tmp_path / "y.experiment.json"))
+        assert said.code == 2 and said.stdout == ""
+        assert said.stderr.count("\n") == 1 and "an experiment file" in said.stderr
+        assert "turnscope branch --resume FILE" in said.stderr and "Traceback" not in said.stderr
 
 
 def test_a_kill_mid_experiment_then_resume_sends_only_the_unfinished_samples(stream_api, tmp_path):

@@ -304,6 +304,31 @@ def test_other_endpoints_are_forwarded_with_their_query_and_only_messages_calls_
     assert record["response"]["body"] == {"input_tokens": counted.input_tokens}
 
 
+def test_a_client_that_expects_100_continue_is_told_to_go_on_before_it_sends_the_body(seen_api, recorder):
+    # curl and some HTTP stacks send "Expect: 100-continue" with a large body and wait for the go-ahead
+    rec = recorder()
+    seen_api.add(Turn([text("went on")]))
+    body = json.dumps({"model": "claude-fake-1", "max_tokens": 10,
+                       "messages": [{"role": "user", "content": "x" * 5000}]}).encode()
+    host, port = rec.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: " + host.encode() + b"\r\nContent-Type: application/json"
+                           b"\r\nx-api-key: " + DUMMY_KEY.encode() + b"\r\nExpect: 100-continue\r\nContent-Length: "
+                           + str(len(body)).encode() + b"\r\n\r\n")
+        interim = b""
+        while b"\r\n\r\n" not in interim:
+            interim += connection.recv(1)  # the body is not sent until the proxy says so
+        assert interim.startswith(b"HTTP/1.1 100 Continue")
+        connection.sendall(body)
+        answer = http.client.HTTPResponse(connection)
+        answer.begin()
+        assert answer.status == 200 and json.loads(answer.read())["content"][0]["text"] == "went on"
+    assert seen_api.seen[0].body == body  # the body reached the upstream unchanged
+    rec.stop()
+    (record,) = lines(rec.output)
+    assert "expect" not in record["request"]["headers"]
+
+
 def test_a_compressed_answer_passes_compressed_and_is_recorded_decompressed(seen_api, recorder):
     rec = recorder()
     seen_api.add(Gzip(Turn([text("squeezed")])))

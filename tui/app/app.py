@@ -28,6 +28,7 @@ from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
 from tui.core import collector
+from tui.core.branch.experiment import Experiment
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.run_links import RunLinks
@@ -54,7 +55,8 @@ class TurnscopeApp(App):
                  at: int = 0, view: str = "request", state_dir: Path, claude_home: Path | None = None,
                  samples: Path = SAMPLES, keymap: dict[str, str] | None = None, notice: str | None = None,
                  load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None,
-                 follower: Follower | None = None, cache_dir: Path | None = None) -> None:
+                 follower: Follower | None = None, cache_dir: Path | None = None,
+                 experiment: tuple[Experiment, str | None] | None = None) -> None:
         self._legible: LegibleLines | None = None  # before super().__init__: Textual may ask for the filters
         super().__init__()
         self.initial = (path, runs, run, at, view)
@@ -66,6 +68,8 @@ class TurnscopeApp(App):
         self.load_options = load_options or LoadOptions()
         self.links: dict[str, RunLinks] = {}  # a file's runs and the links between them, by path
         self.diff = diff  # (path, run): open the diff screen of the run against it (``--diff``)
+        #: An experiment file opened (and why its original run is not available): its screen on top, as saved.
+        self.experiment = experiment
         #: Follow mode: the follower of each file opened following (``--follow``, a live run in the picker).
         self.followers: dict[str, Follower] = {path: follower} if follower is not None and path else {}
         #: Where branch files go; None: the user data dir (``tui.core.branch.store.branches_root``).
@@ -87,6 +91,10 @@ class TurnscopeApp(App):
             if self.diff is not None and isinstance(self.screen, StepperScreen):
                 run = self.screen.view.run
                 self.open_diff(events.OpenDiff(run, self.diff[1], run.source.path, self.diff[0]))
+        if self.experiment is not None:
+            from tui.app.screens.experiment import ExperimentScreen
+
+            self.push_screen(ExperimentScreen(self.experiment[0], start=False, parent_note=self.experiment[1]))
         if self.notice:
             self.notify(one_line(self.notice), severity="warning", markup=False, timeout=8)
 

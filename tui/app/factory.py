@@ -2,7 +2,9 @@
 
 Given a path it loads the file here, before any Textual code runs, so a file that cannot
 be loaded raises ``LoadError``/``UsageError`` to the caller (the CLI prints one line and
-exits 2). Without a path the app opens the run picker. The state directory (recent runs),
+exits 2). Without a path the app opens the run picker. An experiment file (``turnscope branch --samples K``)
+opens its experiment screen over the stepper of its original run (or over the picker when that
+run is not available). The state directory (recent runs),
 the cache directory (the picker's exact counts), the Claude Code home and the samples
 directory can be pointed elsewhere (tests do).
 A keymap file (``keymap.json`` in the config directory: binding id -> keys) remaps keys.
@@ -16,6 +18,8 @@ from tui.app.app import TurnscopeApp
 from tui.app.sources import SAMPLES
 from tui.core import collector
 from tui.core import jsonio
+from tui.core.branch import experiment as experiments
+from tui.core.branch.experiment import is_experiment
 from tui.core.errors import LoadError, UsageError
 from tui.core.paths import settings
 from tui.core.prefix import check_index
@@ -53,7 +57,15 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
     cache = cache_dir if cache_dir is not None else settings().cache  # the picker's exact counts
     runs = None
     follower = None
-    if path is not None:
+    experiment = experiment_note = None
+    if path is not None and is_experiment(path):  # an experiment file: its screen over the parent run's stepper
+        if follow or diff is not None:
+            raise UsageError(f"{path}: an experiment file opens on its own (no --follow, no --diff)")
+        experiment, why = experiments.load(path, open_run)
+        experiment_note = why
+        runs = [experiment.parent] if experiment.parent is not None else None
+        run, at, path = None, experiment.at if runs else 0, runs[0].source.path if runs else None
+    elif path is not None:
         if follow:  # the follower loads it (with the collector paused), and reads on from where the load ended
             from tui.formats.follow import Follower
 
@@ -76,4 +88,5 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
         other = (diff, open_run(diff, run=diff_run, fmt=fmt))
     return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
                         samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
-                        follower=follower, cache_dir=cache)
+                        follower=follower, cache_dir=cache,
+                        experiment=(experiment, experiment_note) if experiment is not None else None)

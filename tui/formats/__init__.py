@@ -58,6 +58,9 @@ def format_names() -> list[str]:
 
 
 def detect(doc: Document) -> ModuleType:
+    if b'"turnscope_experiment"' in doc.head[:256]:  # as ``tui.core.branch.experiment.is_experiment`` reads it
+        raise LoadError(doc.path, "an experiment file (`turnscope branch --samples K`), not a run: open it in the "
+                        "app with `turnscope FILE`, continue it with `turnscope branch --resume FILE`", 1, 1)
     best, best_score = None, 0
     for module in formats():
         score = module.sniff(doc)

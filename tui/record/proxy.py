@@ -177,6 +177,9 @@ class Proxy:
                             break
                     if exchange is not None:
                         chunks.append(chunk)
+                    if upstream.content.at_eof():  # the answer's end came with these bytes: they go on
+                        await out.write_eof(chunk)  # together (the last chunk and the end of the body)
+                        return out
                     await out.write(chunk)
                     chunk = b""
                 await out.write_eof()

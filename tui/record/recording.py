@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import functools
 import os
 import re
 import time
@@ -63,6 +64,7 @@ def is_recorded(path: str) -> bool:
     return _RECORDED.search(path) is not None
 
 
+@functools.lru_cache(maxsize=1024)  # the same few header names come with every exchange
 def is_credential(name: str) -> bool:
     lower = name.lower()
     return lower in CREDENTIAL_HEADERS or not _CREDENTIAL_WORDS.isdisjoint(_WORD.split(lower))
@@ -79,6 +81,7 @@ def kept_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return kept
 
 
+@functools.lru_cache(maxsize=256)  # and the same URL
 def safe_url(url: str) -> str:
     """``url`` without userinfo and with credential-looking query values dropped."""
     try:

@@ -107,13 +107,17 @@ class ExperimentScreen(Screen):
             super().__init__()
             self.run, self.error, self.stepper = run, error, stepper
 
-    def __init__(self, experiment: experiments.Experiment) -> None:
+    def __init__(self, experiment: experiments.Experiment, start: bool = True, parent_note: str | None = None) -> None:
+        """``start``: run the unfinished samples at once (a new experiment); else (an experiment file
+        opened again) show what its files hold, and r continues what did not finish. ``parent_note``: why
+        the original run is not available (then no sample is shown beside it)."""
         super().__init__()
         self.experiment = experiment
+        self.parent_note = parent_note
         self.arms: list[Arm] = []
         self.original: Sample | None = None
         self.tally: dict[str, Any] | None = None
-        self.running = True
+        self.running = start
         self.ended: ExperimentScreen.Ended | None = None
         self._runner_loop: asyncio.AbstractEventLoop | None = None
         self._runner_task: asyncio.Task | None = None
@@ -140,8 +144,18 @@ class ExperimentScreen(Screen):
 
     def on_mount(self) -> None:
         self.lists()[0].focus()
-        self.status.update(Text("starting …", palette.NOTE))
-        self._drive()
+        if self.running:
+            self.status.update(Text("starting …", palette.NOTE))
+            self._drive()
+        else:
+            self.status.update(Text("reading the samples …", palette.NOTE))
+            self._read()
+
+    @work(thread=True, exclusive=True, group="experiment")
+    def _read(self) -> None:
+        """The saved outcomes, read from the samples' files (nothing is sent)."""
+        arms, original, event = self.experiment.outcomes()
+        self.post_message(self.Progress(arms, original, self.experiment.summarise(arms, original, event)))
 
     # -- the runner (a thread of its own) -------------------------------------------------
 
@@ -246,6 +260,9 @@ class ExperimentScreen(Screen):
                     f"{one_line(str(doc.get('model')))}\n", palette.DIM)
         text.append("edit: ", palette.DIM)
         text.append(one_line(patches.describe(doc.get("patch"))) + "\n")
+        if exp.parent is None and self.parent_note:  # said first: Enter (beside the original) is not offered
+            text.append("original run: ", "bold")
+            text.append(f"not available ({one_line(self.parent_note)})\n", palette.WARNING)
         tally = self.tally
         if tally is None:
             text.rstrip()
@@ -293,7 +310,7 @@ class ExperimentScreen(Screen):
             return Text.assemble(("✗ the experiment stopped: ", palette.ERROR), one_line(ended.error),
                                  f" · continue with {one_line(resume)}")
         if done < total:
-            why = "stopped" if ended is not None and ended.cancelled else "ended"
+            why = "stopped" if ended is not None and ended.cancelled else "ended" if ended is not None else "saved"
             return Text.assemble((f"■ {why}: {done} of {total} samples done", palette.WARNING),
                                  f" · r continues (or {one_line(resume)}) · ", ("escape: back", palette.DIM))
         return Text.assemble((f"✓ all {total} samples done", "bold"), " · saved: ",
