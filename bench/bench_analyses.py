@@ -174,6 +174,8 @@ def print_analysed(name: str, r: dict) -> None:
     print(f"{name} ({mb:,.0f} MB): load {r['load']:.2f} s, peak {h['hwm_loaded']:.0f} MB ({h['hwm_loaded'] / mb:.1f}x)")
     if "before" in r:
         b = r["before_h"]
+        print(f"  before (the other checkout): load {b['load']:.2f} s, peak {b['hwm_loaded']:.0f} MB "
+              f"({b['hwm_loaded'] / mb:.2f}x)")
         print(f"  headless, before (the other checkout, one process): load + analyses {r['before']:.1f} s (tokens "
               f"{b['tokens']:.1f} s, provenance index {b['index']:.1f} s, every tool turn traced {b['unsourced']:.1f} s; "
               f"peak {b['hwm_done']:.0f} MB, {b['hwm_done'] / mb:.1f}x)")

@@ -24,17 +24,16 @@ PIECE_BYTES = 4 << 20
 def _pieces(run: Run) -> Iterator[bytes]:
     """The run's JSON (system, tools, messages) in pieces of whole values of about ``PIECE_BYTES``, joined as
     in one array: what either pre-check looks for lies inside one string, so inside one piece."""
-    piece: list[bytes] = []
-    size = 0
+    piece = bytearray()  # not a list of orjson's outputs: each holds a buffer of tens of KB, however short
     for value in (run.system, run.tools, *run.messages):
-        data = jsonio.dumps(value)
-        piece.append(data)
-        size += len(data) + 1
-        if size >= PIECE_BYTES:
-            yield b",".join(piece)
-            piece, size = [], 0
+        if piece:
+            piece += b","
+        piece += jsonio.dumps(value)
+        if len(piece) + 1 >= PIECE_BYTES:
+            yield bytes(piece)
+            piece.clear()
     if piece:
-        yield b",".join(piece)
+        yield bytes(piece)
 
 
 def content_findings(run: Run) -> list[Finding]:

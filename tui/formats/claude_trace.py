@@ -59,7 +59,7 @@ def load(doc: Document) -> list[Run]:
 
     runs = build_runs(exchanges(), doc.path, NAME)
     if not runs:
-        if b"\n" in doc.data.strip() and doc.json_or_none() is not None:
+        if doc.several_lines() and doc.json_or_none() is not None:
             raise doc.not_this_format(NAME, "the file is one JSON document, not JSON lines of request/response pairs")
         if odd and odd[0].line is not None and not any(_is_pair(v) for _, v in doc.lines()):
             raise doc.not_this_format(NAME, f"line {odd[0].line} is not a request/response pair (it needs a "

@@ -1,9 +1,13 @@
 """A file read once and parsed at most once, shared by every loader's sniff and load.
 
-The bytes are read whole (inputs are never opened for writing); JSON is parsed lazily and
-cached, as one document or as JSON lines, so detecting the format costs no second parse.
-A JSON-lines file with a bad line keeps the rest and records a warning naming the line
-(an error in strict mode).
+JSON is parsed lazily and cached, as one document or as JSON lines, so detecting the format
+costs no second parse. A JSON-lines file (its first line a whole JSON value, more after it) is
+not read whole: its head is read for sniffing and ``iter_lines`` reads the rest in pieces of a
+few MB cut at line ends, so the file's bytes are never held beside the parsed run (on a 100 MB
+run they were 100 MB of a 254 MB peak). A loader that needs the whole file (an index that
+searches it, a format parsed as one document) asks for ``data`` and gets it, read then. Any
+other file is read whole at once. Inputs are never opened for writing. A JSON-lines file with
+a bad line keeps the rest and records a warning naming the line (an error in strict mode).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from tui.core.run import LoadWarning
 from tui.core.safe import one_line
 
 HEAD_BYTES = 1 << 16
+#: Bytes read at a time when JSON lines are read in pieces (cut at line ends).
+PIECE_BYTES = 4 << 20
 _NON_SPACE = re.compile(rb"\S")
 _UNSET = object()
 _FAILED = object()
@@ -44,13 +50,18 @@ class Document:
     """One input file's bytes, read once: parsed as one JSON document or as JSON lines on demand,
     with the line and column a ``LoadError`` names."""
 
-    def __init__(self, path: str, data: bytes, strict: bool = False):
+    def __init__(self, path: str, data: bytes | None, strict: bool = False, head: bytes = b"",
+                 where: tuple[tuple[int, int], int, int] | None = None):
+        """``data``: the file's bytes; or None with ``head`` (its first bytes) and ``where`` (the file's
+        identity, where its text starts after a byte-order mark, its size): read in pieces when asked."""
         self.path = path
-        if data.startswith(jsonio.BOM):
+        if data is not None and data.startswith(jsonio.BOM):
             data = data[len(jsonio.BOM):]
-        self.data = data
+        self._data = data
+        self._where = where
+        self._raw_head = head if data is None else data[:HEAD_BYTES]
         self.strict = strict
-        self.head = data[:HEAD_BYTES].lstrip()
+        self.head = self._raw_head.lstrip()
         self._json: Any = _UNSET
         self._json_error: LoadError | None = None
         self._lines: list[tuple[int, Any]] | None = None
@@ -64,6 +75,117 @@ class Document:
         #: The caller lists the runs and opens one (``load_runs(lazy=True)``): a loader may build a run only
         #: when it is first asked for (an Inspect ``.eval`` does, sample by sample).
         self.lazy = False
+
+    # -- the bytes -----------------------------------------------------------------------
+
+    @property
+    def data(self) -> bytes:
+        """The whole file's bytes (after a byte-order mark); a file read in pieces is read whole now."""
+        if self._data is None:
+            _, start, end = self._where
+            with self._open() as handle:
+                handle.seek(start)
+                self._data = handle.read(end - start)
+            if len(self._data) < end - start:
+                raise self._changed()
+        return self._data
+
+    @property
+    def in_pieces(self) -> bool:
+        """True while the file has not been read whole (its JSON lines are read in pieces)."""
+        return self._data is None
+
+    @property
+    def opening(self) -> bytes:
+        """The file's first bytes (up to 64 KB, after a byte-order mark), white space kept: for sniffing."""
+        return self._raw_head
+
+    def _known(self) -> bytes:
+        """The bytes at hand: the whole file, or its head while it is read in pieces."""
+        return self._raw_head if self._data is None else self._data
+
+    def _changed(self) -> LoadError:
+        return LoadError(self.path, "the file changed while it was read (replaced or cut short): open it again")
+
+    def _open(self) -> Any:
+        """The file, checked to be the one whose head was read (the same inode, no shorter)."""
+        identity, _, end = self._where
+        try:
+            handle = open(self.path, "rb")
+        except OSError as exc:
+            raise LoadError(self.path, f"cannot read: {exc.strerror or exc}") from None
+        stat = os.fstat(handle.fileno())
+        if (stat.st_dev, stat.st_ino) != identity or stat.st_size < end:
+            handle.close()
+            raise self._changed()
+        return handle
+
+    def _read_at(self, at: int, size: int) -> bytes:
+        """``size`` bytes from ``at`` (an offset into ``data``), fewer at the end of the file."""
+        if self._data is not None:
+            return self._data[at:at + size]
+        _, start, end = self._where
+        with self._open() as handle:
+            handle.seek(start + at)
+            return handle.read(max(0, min(size, end - start - at)))
+
+    def _raw_lines(self) -> Iterator[tuple[int, bytes]]:
+        """``(line number, its bytes without the newline)`` for every line, blank ones too."""
+        if self._data is not None:
+            data, start, number, size = self._data, 0, 0, len(self._data)
+            find = data.find
+            while start < size:
+                end = find(b"\n", start)
+                end = size if end < 0 else end
+                number += 1
+                yield number, data[start:end]
+                start = end + 1
+            return
+        _, begin, stop = self._where
+        number, left, rest = 0, b"", stop - begin
+        with self._open() as handle:
+            handle.seek(begin)
+            while rest > 0:
+                piece = handle.read(min(PIECE_BYTES, rest))
+                if not piece:
+                    raise self._changed()
+                rest -= len(piece)
+                cut = piece.rfind(b"\n")
+                if cut < 0:  # a line longer than a piece: keep gathering it
+                    left += piece
+                    continue
+                data = left + piece if left else piece
+                start, size, find = 0, len(left) + cut + 1, data.find  # whole lines: up to the last newline
+                left = piece[cut + 1:]
+                while start < size:
+                    end = find(b"\n", start)
+                    number += 1
+                    yield number, data[start:end]
+                    start = end + 1
+        if left:
+            yield number + 1, left
+
+    def _ends_with(self, text: bytes) -> bool:
+        """True when the file's text, trailing white space left out, ends with ``text``."""
+        if self._data is not None:
+            return self._data.rstrip().endswith(text)
+        _, begin, stop = self._where
+        tail, at = b"", stop
+        with self._open() as handle:
+            while at > begin:
+                step = min(max(len(text) + 1, HEAD_BYTES), at - begin)
+                at -= step
+                handle.seek(at)
+                tail = handle.read(step) + tail
+                if len(tail.rstrip()) >= len(text):
+                    break
+        return tail.rstrip().endswith(text)
+
+    def several_lines(self) -> bool:
+        """True when a newline stands between the file's first and last non-blank bytes."""
+        if self._data is None and self.is_json_lines():
+            return True
+        return b"\n" in self.data.strip()
 
     # -- JSON as one document -------------------------------------------------------------
 
@@ -82,9 +204,9 @@ class Document:
             try:
                 span = self._first_span()
                 if span is not None and span[2] is not None and self._first_value() is not _FAILED:
-                    rest = span[2]
-                    line = self.data.count(b"\n", 0, rest) + 1
-                    col = rest - (self.data.rfind(b"\n", 0, rest) + 1) + 1
+                    rest, known = span[2], self._known()
+                    line = known.count(b"\n", 0, rest) + 1
+                    col = rest - (known.rfind(b"\n", 0, rest) + 1) + 1
                     raise LoadError(self.path, "invalid JSON: unexpected content after document", line, col)
                 self._json = jsonio.loads(self.data, self.path)
             except LoadError as exc:
@@ -110,23 +232,29 @@ class Document:
         """Start and end of the first non-blank line, and where non-blank content resumes
         after it (None: that line is the whole document)."""
         if self._span is _UNSET:
-            data = self.data
-            found = _NON_SPACE.search(data)
-            if found is None:
-                self._span = None
-            else:
-                start = found.start()
-                end = data.find(b"\n", start)
-                rest = _NON_SPACE.search(data, end) if end >= 0 else None
-                self._span = (start, len(data) if end < 0 else end, None if rest is None else rest.start())
+            known = self._known()
+            span = self._find_span(known)
+            if self._data is None and (span is None or span[1] == len(known) or span[2] is None):
+                span = self._find_span(self.data)  # not settled by the head alone
+            self._span = span
         return self._span
+
+    @staticmethod
+    def _find_span(data: bytes) -> tuple[int, int, int | None] | None:
+        found = _NON_SPACE.search(data)
+        if found is None:
+            return None
+        start = found.start()
+        end = data.find(b"\n", start)
+        rest = _NON_SPACE.search(data, end) if end >= 0 else None
+        return (start, len(data) if end < 0 else end, None if rest is None else rest.start())
 
     def _first_value(self) -> Any:
         """The first line of a several-line file, parsed (``_FAILED`` if it is not JSON)."""
         if self._first is _UNSET:
             start, end, _ = self._first_span()
             try:
-                self._first = jsonio.loads(self.data[start:end], self.path)
+                self._first = jsonio.loads(self._known()[start:end], self.path)
             except LoadError:
                 self._first = _FAILED
         return self._first
@@ -166,12 +294,13 @@ class Document:
         if span is None or span[2] is None:
             return None
         start = span[2]
-        end = self.data.find(b"\n", start)
-        end = len(self.data) if end < 0 else end
-        if end - start > HEAD_BYTES:
+        text = self._read_at(start, HEAD_BYTES + 1)
+        end = text.find(b"\n")
+        end = len(text) if end < 0 else end
+        if end > HEAD_BYTES:
             return None
         try:
-            return jsonio.loads(self.data[start:end], self.path)
+            return jsonio.loads(text[:end], self.path)
         except LoadError:
             return None
 
@@ -217,14 +346,8 @@ class Document:
         if self._lines is not None:
             yield from self._lines
             return
-        data, start, number, size = self.data, 0, 0, len(self.data)
-        find, parse, error = data.find, jsonio.fast_loads, jsonio.FastDecodeError
-        while start < size:
-            end = find(b"\n", start)
-            end = size if end < 0 else end
-            number += 1
-            line = data[start:end]
-            start = end + 1
+        parse, error = jsonio.fast_loads, jsonio.FastDecodeError
+        for number, line in self._raw_lines():
             if shortcut is not None:
                 value = shortcut(line)
                 if value is not None:
@@ -248,7 +371,7 @@ class Document:
         except LoadError as exc:
             if self.strict:
                 raise
-            if self.data.rstrip().endswith(line.rstrip()) and self.cut_off is None:
+            if self.cut_off is None and self._ends_with(line.rstrip()):
                 self.cut_off = (number, bytes(line))
                 self.line_warnings.append(LoadWarning(
                     f"cut off, {len(line):,} bytes: the file ends inside this line, which is in no message (the turn "
@@ -262,13 +385,7 @@ class Document:
     def first_bad_line(self) -> LoadError | None:
         """The parse error, with line and column, of the first non-blank line that is not JSON (for a
         forced format that finds nothing it can read: the one clear line says where and what)."""
-        start, number, size = 0, 0, len(self.data)
-        while start < size:
-            end = self.data.find(b"\n", start)
-            end = size if end < 0 else end
-            number += 1
-            line = self.data[start:end]
-            start = end + 1
+        for number, line in self._raw_lines():
             if line.strip():
                 try:
                     jsonio.loads(line, self.path, number - 1)
@@ -369,6 +486,15 @@ def read_document(path: str, strict: bool = False) -> Document:
             raise LoadError(path, f"file is {size / 1e6:,.0f} MB; the limit on this machine is "
                                   f"{limit / 1e6:,.0f} MB (set TURNSCOPE_MAX_BYTES to change it)")
         with open(path, "rb") as handle:
+            head = handle.read(HEAD_BYTES + len(jsonio.BOM))
+            stat = os.fstat(handle.fileno())
+            if stat.st_size > len(head):  # more than the head: JSON lines are read in pieces
+                start = len(jsonio.BOM) if head.startswith(jsonio.BOM) else 0
+                doc = Document(path, None, strict, head[start:start + HEAD_BYTES],
+                               ((stat.st_dev, stat.st_ino), start, stat.st_size))
+                if doc.is_json_lines():  # read in pieces as it is parsed
+                    return doc
+            handle.seek(0)
             data = handle.read()
     except LoadError:
         raise

@@ -64,7 +64,7 @@ FROM_INPUT = ("no model call recorded its request: the prefixes are the model ev
 
 
 def _is_zip(doc: Document) -> bool:
-    return doc.data[:4] == b"PK\x03\x04" or doc.data[:4] == b"PK\x05\x06"
+    return doc.opening[:4] in (b"PK\x03\x04", b"PK\x05\x06")  # the head: sniffing reads no whole file
 
 
 def _archive(doc: Document) -> zipfile.ZipFile | None:

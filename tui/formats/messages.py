@@ -94,7 +94,7 @@ def load(doc: Document) -> list[Run]:
         return [run_from(r, doc.path, {}, k, len(runs), []) for k, r in enumerate(runs)]
     if not doc.head.startswith(b"{"):
         raise doc.not_this_format(NAME, "neither a JSON array of messages nor JSON lines")
-    whole = doc.json_or_none() if b"\n" in doc.data.strip() else None
+    whole = doc.json_or_none() if doc.several_lines() else None
     if isinstance(whole, dict) and not is_message(whole):
         keys = ", ".join(repr(k) for k in list(whole)[:5])
         raise doc.not_this_format(NAME, f"one JSON object (keys {keys}) with no 'role' key, not one message per line")
