@@ -304,7 +304,9 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
         assert "+5 assistant" in screen_text(app)
 
 
-async def test_an_experiment_whose_original_changed_opens_over_the_picker_and_says_why(tmp_path):
+async def test_an_experiment_whose_original_changed_opens_over_the_picker_and_says_why(api_env, tmp_path):
+    """Its samples finished, then the original run changed: the screen says so, Enter (beside the
+    original) does nothing, o still opens a sample in the stepper, Escape goes to the picker."""
     import shutil
 
     from tui.app.screens.picker import PickerScreen
@@ -317,16 +319,26 @@ async def test_an_experiment_whose_original_changed_opens_over_the_picker_and_sa
     edit = patches.tool_error(patches.base_document(parent, 4), "toolu_01Ef", "policy service unavailable (503)")
     made = experiments.create(parent, 4, edit, samples=2, control=True, resolver="recorded",
                               parent_sha=sha256_of(str(parent_path)), output=tmp_path / "x.experiment.json")
+    api_env.responder = Script()
+    app = app_for(str(made.path), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:  # the original is there: r runs the samples
+        await until_text(pilot, "saved: 0 of 4 samples done")
+        await pilot.press("r")
+        await until_text(pilot, "all 4 samples done")
     with open(parent_path, "a", encoding="utf-8") as handle:  # the original changes after the experiment
         handle.write("\n")
     app = app_for(str(made.path), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        shown = await until_text(pilot, "saved: 0 of 4 samples done")
+        shown = await until_text(pilot, "all 4 samples done")
         assert "original run: not available (the parent run" in shown and "changed since" in shown
-        assert "not started" in shown or "not done yet" in shown
-        await pilot.press("enter")
+        await pilot.press("enter")  # a finished sample, but no original to show it beside
         await settle(pilot)
-        assert isinstance(app.screen, ExperimentScreen)  # nothing to show beside: the screen stays
+        assert isinstance(app.screen, ExperimentScreen)
+        await pilot.press("o")  # the sample alone opens
+        await until(pilot, lambda: isinstance(app.screen, StepperScreen), what="the sample in the stepper")
+        assert app.screen.view.run.source.path == made.tally()["files"]["edited"][0]
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ExperimentScreen), what="back on the experiment")
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, PickerScreen)
