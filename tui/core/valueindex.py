@@ -96,20 +96,8 @@ class Scope:
         first = text[:1]
         if first in NUMBER_STARTS and (number := number_key(text)) is not None:
             self._put(number, index, block, path, how=how)
-        if depth < 2 and (first in JSON_STARTS or (first.isspace() and text.lstrip()[:1] in JSON_STARTS)) \
-                and len(text) < JSON_TEXT_LIMIT:
-            try:
-                parsed = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                parsed = None
-            if isinstance(parsed, (dict, list)):
-                for sub_path, scalar, key in walk(parsed, ""):
-                    full = f"{path} | fromjson | {sub_path}"
-                    if isinstance(scalar, str):
-                        self.add_string(index, block, full, scalar, depth + 1, is_key=key)
-                    else:
-                        self.add_scalar(index, block, full, scalar, key)
-                return
+        if add_json_text(self, index, block, path, text, first, depth):
+            return
         if fresh or first in JSON_STARTS or first.isspace():
             self._tokens(index, block, path, text, fresh)
         # else: the same string was tokenized before (or is itself a token, or a word run of one): nothing new
@@ -222,6 +210,29 @@ def _first_starts(text: str, tokens: set[str]) -> list[tuple[int, str]] | None:
 def _word(ch: str) -> bool:
     """``\\w`` of a ``str`` pattern, for one character: alphanumeric (``str.isalnum``) or ``_``."""
     return ch.isalnum() or ch == "_"
+
+
+def add_json_text(scope: Any, index: int | str, block: int, path: str, text: str, first: str, depth: int) -> bool:
+    """When ``text`` (whose first character is ``first``) is itself JSON text, an object or an array, every
+    value in it is added to ``scope`` under ``PATH | fromjson | ...`` (two levels of JSON in JSON at most,
+    under ``JSON_TEXT_LIMIT``); True then, and the string is not read as words. The full index and the
+    wanted one (``tui.core.wanted``) read JSON text alike through this."""
+    if depth >= 2 or not (first in JSON_STARTS or (first.isspace() and text.lstrip()[:1] in JSON_STARTS)) \
+            or len(text) >= JSON_TEXT_LIMIT:
+        return False
+    try:
+        parsed = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(parsed, (dict, list)):
+        return False
+    for sub_path, scalar, key in walk(parsed, ""):
+        full = f"{path} | fromjson | {sub_path}"
+        if isinstance(scalar, str):
+            scope.add_string(index, block, full, scalar, depth + 1, is_key=key)
+        else:
+            scope.add_scalar(index, block, full, scalar, key)
+    return True
 
 
 def index_blocks(scope: Scope, index: int | str, blocks: list[Any]) -> None:

@@ -30,13 +30,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-import orjson
-
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.prefixtext import SEPARATOR, PrefixText, _bounded_find
 from tui.core.run import blocks_of
-from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, JSON_STARTS, JSON_TEXT_LIMIT, NUMBER_STARTS, Scope,
-                                 _word, index_blocks)
+from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, NUMBER_STARTS, Scope, _word, add_json_text,
+                                 index_blocks)
 from tui.core.values import Place, number_key, trivial, walk
 
 #: ASCII letters and the ASCII characters ``str.split`` splits at: a string of only these is "plain".
@@ -175,20 +173,8 @@ class WantedScope:
         if first in NUMBER_STARTS and self._want_numbers and (number := number_key(text)) is not None \
                 and number[1] in self._want_numbers:
             self._number(number[1], Place(index, block, self._path(path), None, None, "key" if is_key else "value"))
-        if depth < 2 and (first in JSON_STARTS or (first.isspace() and text.lstrip()[:1] in JSON_STARTS)) \
-                and len(text) < JSON_TEXT_LIMIT:
-            try:
-                parsed = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                parsed = None
-            if isinstance(parsed, (dict, list)):
-                for sub_path, scalar, key in walk(parsed, ""):
-                    full = f"{path} | fromjson | {sub_path}"
-                    if isinstance(scalar, str):
-                        self.add_string(index, block, full, scalar, depth + 1, is_key=key)
-                    else:
-                        self.add_scalar(index, block, full, scalar, key)
-                return
+        if add_json_text(self, index, block, path, text, first, depth):
+            return
         if self.text is not None:
             self.text.append(index, block, self._path(path), text, shared=depth == 0)
         if self._odd:
