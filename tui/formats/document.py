@@ -131,18 +131,24 @@ class Document:
 
     def _raw_lines(self) -> Iterator[tuple[int, bytes]]:
         """``(line number, its bytes without the newline)`` for every line, blank ones too."""
-        if self._data is not None:
-            data, start, number, size = self._data, 0, 0, len(self._data)
-            find = data.find
+        number = 0
+        for data, size in self._line_pieces():
+            start, find = 0, data.find
             while start < size:
                 end = find(b"\n", start)
-                end = size if end < 0 else end
+                end = size if end < 0 else end  # the file's last line, without a newline
                 number += 1
                 yield number, data[start:end]
                 start = end + 1
+
+    def _line_pieces(self) -> Iterator[tuple[bytes, int]]:
+        """The file's bytes as ``(bytes, size)``: whole lines in ``bytes[:size]``; the whole file at once
+        when it was read whole, else pieces of about ``PIECE_BYTES`` cut after a newline."""
+        if self._data is not None:
+            yield self._data, len(self._data)
             return
         _, begin, stop = self._where
-        number, left, rest = 0, b"", stop - begin
+        left, rest = b"", stop - begin
         with self._open() as handle:
             handle.seek(begin)
             while rest > 0:
@@ -154,16 +160,10 @@ class Document:
                 if cut < 0:  # a line longer than a piece: keep gathering it
                     left += piece
                     continue
-                data = left + piece if left else piece
-                start, size, find = 0, len(left) + cut + 1, data.find  # whole lines: up to the last newline
+                yield (left + piece if left else piece), len(left) + cut + 1
                 left = piece[cut + 1:]
-                while start < size:
-                    end = find(b"\n", start)
-                    number += 1
-                    yield number, data[start:end]
-                    start = end + 1
         if left:
-            yield number + 1, left
+            yield left, len(left)
 
     def _ends_with(self, text: bytes) -> bool:
         """True when the file's text, trailing white space left out, ends with ``text``."""
