@@ -16,7 +16,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tui.core.provenance import Provenance, trivial  # noqa: E402
+from tui.core.provenance import Provenance  # noqa: E402
+from tui.core.values import trivial  # noqa: E402
 from tui.core.run import Run, blocks_of  # noqa: E402
 from tui.core.valueindex import walk  # noqa: E402
 

@@ -32,7 +32,7 @@ import orjson
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.run import Run, blocks_of
 from tui.core.valueindex import Place, Scope, index_fixed, number_key, walk
-from tui.core.values import trivial  # noqa: F401 - also imported from here
+from tui.core.values import trivial
 from tui.core.wanted import WantedScope, index_wanted, wanted_values
 
 NOT_IN_PREFIX = "not in the prefix: produced by the model"
