@@ -91,6 +91,15 @@ def plain_scan(texts: list[str], needle: str, before: int) -> tuple[int, int] | 
         at += 1
     return None
 
+def assert_scans_as_one_string(texts: list[str], needles: list[str]) -> None:
+    """Each needle, before every message, found where a scan of the texts as one joined string finds it."""
+    scope = index_messages([{"role": "user", "content": text} for text in texts])
+    for before in range(len(texts) + 1):
+        for needle in needles:
+            place = scope.scan(needle, before)
+            assert (None if place is None else (place.index, place.start)) == plain_scan(texts, needle, before)
+
+
 
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -103,11 +112,7 @@ def test_searching_chunks_again_and_again_finds_what_one_joined_string_does(text
     never change a result."""
     monkeypatch.setattr(prefixtext, "CHUNK", chunk)
     monkeypatch.setattr(prefixtext, "ALONE", alone)
-    scope = index_messages([{"role": "user", "content": text} for text in texts])
-    for before in range(len(texts) + 1):
-        for needle in needles:
-            place = scope.scan(needle, before)
-            assert (None if place is None else (place.index, place.start)) == plain_scan(texts, needle, before)
+    assert_scans_as_one_string(texts, needles)
 
 
 @settings(max_examples=200, deadline=None,
@@ -136,8 +141,4 @@ def test_the_runs_own_strings_kept_as_chunks_of_their_own_find_what_one_joined_s
     """A message's own string (not a parsed copy) is kept as a chunk by itself from ``SHARED`` characters on,
     not copied into a joined one: every search finds what a scan of one joined string finds."""
     monkeypatch.setattr(prefixtext, "SHARED", shared)
-    scope = index_messages([{"role": "user", "content": text} for text in texts])
-    for before in range(len(texts) + 1):
-        for needle in needles:
-            place = scope.scan(needle, before)
-            assert (None if place is None else (place.index, place.start)) == plain_scan(texts, needle, before)
+    assert_scans_as_one_string(texts, needles)
