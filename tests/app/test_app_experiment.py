@@ -86,6 +86,12 @@ async def _reviewed(pilot) -> ReviewScreen:
     return pilot.app.screen
 
 
+async def _two_samples(pilot) -> str:
+    """In the review dialog, ``s``: two samples, the control on by itself; the screen's text then."""
+    await pilot.press("s")
+    return await until_text(pilot, "samples 2 with a control")
+
+
 async def test_an_experiment_from_the_review_dialog_counts_its_samples(api_env, tmp_path, monkeypatch):
     api_env.responder = Script()
     app = branch_app(tmp_path)
@@ -166,8 +172,7 @@ async def test_temperature_0_is_said_before_sending_and_manual_is_refused_for_k_
     async with app.run_test(size=(120, 40)) as pilot:
         await _reviewed(pilot)
         assert "temperature 0" not in screen_text(app)  # one sample: nothing to say
-        await pilot.press("s")
-        shown = await until_text(pilot, "samples 2 with a control")
+        shown = await _two_samples(pilot)
         assert "the request sets temperature 0: the samples will likely be identical" in shown
         await pilot.press("r")  # recorded -> manual: a person cannot answer K samples at once
         await until_text(pilot, "the manual resolver answers one branch at a time")
@@ -202,8 +207,7 @@ async def test_escape_stops_a_running_experiment_and_keeps_what_it_saved(api_env
     app = branch_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await _reviewed(pilot)
-        await pilot.press("s")
-        await until_text(pilot, "samples 2 with a control")
+        await _two_samples(pilot)
         await _send_confirmed(pilot)
         screen = app.screen
         await until(pilot, lambda: api_env.stalled.is_set(), what="a sample in flight")
@@ -276,8 +280,7 @@ async def test_at_80x24_without_colour_the_cursor_and_the_keys_read(api_env, tmp
     app = branch_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await _reviewed(pilot)
-        await pilot.press("s")
-        await until_text(pilot, "samples 2 with a control")
+        await _two_samples(pilot)
         await settle(pilot)
         keys_row = next(line for line in screen_text(app).split("\n") if "⏎ Send" in line)
         assert "s More samples" in keys_row and "esc Back to editing" in keys_row  # the dialog's footer, whole
