@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from tui.core import collector
+from tui.core.branch.marker import marks_experiment
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.formats.document import Document, read_document
@@ -58,7 +59,7 @@ def format_names() -> list[str]:
 
 
 def detect(doc: Document) -> ModuleType:
-    if b'"turnscope_experiment"' in doc.head[:256]:  # as ``tui.core.branch.experiment.is_experiment`` reads it
+    if marks_experiment(doc.head):
         raise LoadError(doc.path, "an experiment file (`turnscope branch --samples K`), not a run: open it in the "
                         "app with `turnscope FILE`, continue it with `turnscope branch --resume FILE`", 1, 1)
     best, best_score = None, 0

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tui.core import estimate as estimates, jsonio
-from tui.core.branch import api, patch as patches, runner, store
+from tui.core.branch import api, marker, patch as patches, runner, store
 from tui.core.branch.events import ApiFailure, Finished
 from tui.core.branch.resolvers import Resolver
 from tui.core.branch.tally import Arm, Event, Sample, summary
@@ -54,7 +54,7 @@ def is_experiment(path: str | os.PathLike[str]) -> bool:
         return True
     try:
         with open(path, "rb") as handle:
-            return b'"turnscope_experiment"' in handle.read(256)
+            return marker.marks_experiment(handle.read(marker.HEAD))
     except OSError:
         return False
 
@@ -219,7 +219,7 @@ def create(parent: Run, at: int, patch: list[Any], *, samples: int, control: boo
         arms["control"] = [f"{folder.name}/control-{k + 1:0{width}d}{store.SUFFIX}" for k in range(samples)]
     lineage = store.lineage(parent, parent_sha, at, patch, edited.get("model"), resolver, max_steps,
                             api.now_iso(), sidecars)
-    doc = {"turnscope_experiment": VERSION, "parent": lineage["parent"], "at": at, "patch": patch,
+    doc = {marker.KEY: VERSION, "parent": lineage["parent"], "at": at, "patch": patch,
            "control_patch": control_patch, "model": edited.get("model"), "samples": samples, "control": control,
            "concurrency": concurrency, "resolver": resolver, "max_steps": max_steps, "event": event,
            "created": lineage["created"],
@@ -239,7 +239,7 @@ def load(path: str | os.PathLike[str], open_run: Callable[..., Run]) -> tuple[Ex
     except OSError as exc:
         raise LoadError(str(path), f"cannot read: {exc.strerror or exc}") from None
     doc = jsonio.loads(data, str(path))
-    if not isinstance(doc, dict) or doc.get("turnscope_experiment") != VERSION or not isinstance(doc.get("arms"), dict):
+    if not isinstance(doc, dict) or doc.get(marker.KEY) != VERSION or not isinstance(doc.get("arms"), dict):
         raise LoadError(str(path), "not an experiment file (written by `turnscope branch --samples K`)")
     jsonio.remove_leftover_temporaries(path)
     parent, note = store.open_parent({"parent": doc.get("parent") or {}}, open_run)
