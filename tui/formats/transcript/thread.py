@@ -17,6 +17,7 @@ extending a session, by the same rules.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tui.formats.transcript.records import COMPACT_SUMMARY, Index, Record
@@ -112,10 +113,10 @@ class Threader:
     The thread is the spine, every line of each answer on it (``keys``) and the only result of each
     tool_use of those lines; a call with several results picks one in the order the lines are taken,
     so a thread holding such a call (or whose walk ended in a parentUuid cycle) is made again whole
-    when it grows (``ordered``). Otherwise a
-    line is in the thread for reasons that can be counted, and growing the thread looks only at the
-    lines whose reasons changed: the spine's new part and the part it left, the answers and calls
-    that came or went with them, and the lines appended since (``grow``'s ``new``)."""
+    when it grows (``ordered``). Otherwise a line is in the thread for reasons that can be counted,
+    and growing the thread looks only at the lines whose reasons changed: the spine's new part and
+    the part it left, the answers and calls that came or went with them, and the lines appended
+    since (``grow``'s ``new``). ``tests/formats/test_thread_grow.py`` holds the two ways equal."""
 
     def __init__(self, index: Index, leaf: Record):
         self.index = index
@@ -191,7 +192,7 @@ class Threader:
                 self.ordered = True
         return changed
 
-    def grow(self, leaf: Record, new: list[Record] = ()) -> Growth:  # type: ignore[assignment]
+    def grow(self, leaf: Record, new: Sequence[Record] = ()) -> Growth:
         """The thread becomes ``thread(index, leaf)``; ``new``: the message lines the index gained since the last
         build or grow (each may join an answer or a call already in the thread)."""
         if not self._ready:
