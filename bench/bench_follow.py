@@ -15,6 +15,12 @@ For each, ``Follower.poll()`` runs once a second after the line is appended; its
 again whole (what a follower without an appender does, and the only other way to see the
 new line). Target: under 50 ms of CPU per update.
 
+``--against DIR`` (with ``--only claude-code``): the Claude Code session followed by this
+checkout and by the one in DIR side by side, each in a worker process of its own on its own copy
+of the file: every update appends the same line to both and polls both, in turn (which one goes
+first alternates), each worker timing its own poll; and the same file loaded whole by each,
+interleaved (``--repeat`` tries), CPU time.
+
 Then the stepper in a real terminal (``bench_stepper.Term``, a pty): ``python -m tui RUN``
 and ``python -m tui RUN --follow --at 0`` while a line a second is appended, interleaved,
 each stepped ``--steps`` times with j once the grammar check is on screen; key to frame,
@@ -61,7 +67,11 @@ def recording(path: Path, size: int) -> Path:
 
 
 #: The real Claude Code session the large one is made of (``../shared/realruns``): a tool loop with parallel calls.
-REAL_SESSION = ROOT.parent / "shared" / "realruns" / "spotter__tool_heavy.jsonl"
+#: (Found as the tests find ``../shared/realruns``: $TURNSCOPE_REALRUNS, next to the checkout, /work/shared.)
+REAL_SESSION = next((p for p in (Path(os.environ.get("TURNSCOPE_REALRUNS", ROOT.parent / "shared" / "realruns")),
+                                 ROOT.parent / "shared" / "realruns", Path("/work/shared/realruns"))
+                     if (p / "spotter__tool_heavy.jsonl").exists()),
+                    ROOT.parent / "shared" / "realruns") / "spotter__tool_heavy.jsonl"
 
 
 def session_copies(source: Path):
@@ -149,6 +159,84 @@ def follow(path: Path, next_line, updates: int, interval: float) -> tuple[list[f
     return costs, opened * 1000, reload, whole
 
 
+#: A follower in a process of its own, on the checkout its first argument names: it opens the file, then
+#: polls each time a line comes on stdin ("poll") or loads the file whole ("load"), and answers with the CPU ms.
+WORKER = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from tui.formats import load_runs
+from tui.formats.follow import Follower
+t = time.process_time()
+follower = Follower(sys.argv[2])
+print(f"{(time.process_time() - t) * 1000:.3f} 0", flush=True)
+for command in sys.stdin:
+    t = time.process_time()
+    if command.strip() == "load":
+        load_runs(sys.argv[2])
+        whole = 0
+    else:
+        update = follower.poll()
+        assert update is not None and update.lines == 1, update
+        whole = int(update.whole)
+    print(f"{(time.process_time() - t) * 1000:.3f} {whole}", flush=True)
+"""
+
+
+def against(folder: Path, other: Path, args: argparse.Namespace) -> None:
+    """The Claude Code session followed by this checkout and ``other``, side by side (see the docstring)."""
+    import subprocess
+
+    size = _size(args.size)
+    mine = folder / "session.jsonl"
+    lines = claude_session(mine, size)
+    theirs = folder / "session-against.jsonl"
+    shutil.copyfile(mine, theirs)
+    checkouts = {"this checkout": (ROOT, mine), f"{other}": (other, theirs)}
+    workers = {name: subprocess.Popen([sys.executable, "-c", WORKER, str(root), str(path)], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, text=True, cwd=str(root))
+               for name, (root, path) in checkouts.items()}
+
+    def ask(name: str, command: str | None = None) -> tuple[float, int]:
+        worker = workers[name]
+        if command is not None:
+            worker.stdin.write(command + "\n")
+            worker.stdin.flush()
+        cpu, whole = worker.stdout.readline().split()
+        return float(cpu), int(whole)
+
+    try:
+        opened = {name: ask(name)[0] for name in workers}
+        costs: dict[str, list[float]] = {name: [] for name in workers}
+        wholes = dict.fromkeys(workers, 0)
+        names = list(workers)
+        for k in range(args.updates):
+            time.sleep(args.interval)
+            line = next(lines)
+            for _, path in checkouts.values():
+                with open(path, "ab") as out:
+                    out.write(line)
+            for name in (names if k % 2 == 0 else names[::-1]):
+                cpu, whole = ask(name, "poll")
+                costs[name].append(cpu)
+                wholes[name] += whole
+        loads: dict[str, list[float]] = {name: [] for name in workers}
+        for k in range(args.repeat):
+            for name in (names if k % 2 == 0 else names[::-1]):
+                loads[name].append(ask(name, "load")[0])
+    finally:
+        for worker in workers.values():
+            worker.stdin.close()
+            worker.wait()
+    print(f"Claude Code session ({mine.stat().st_size / 1e6:.0f} MB), {args.updates} updates side by side, "
+          f"the whole load {args.repeat} tries interleaved:")
+    for name in workers:
+        c, load = costs[name], statistics.median(loads[name])
+        print(f"  {name}: CPU per update p50 {pct(c, .5):.2f} ms, p95 {pct(c, .95):.2f} ms, max {max(c):.2f} ms | "
+              f"loading it whole {load:.0f} ms (median; {min(loads[name]):.0f}-{max(loads[name]):.0f}) | "
+              f"first load {opened[name]:.0f} ms" + (f" | {wholes[name]} updates loaded it again whole"
+                                                     if wholes[name] else ""))
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -171,7 +259,14 @@ def measure(folder: Path) -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--steps-only", action="store_true", help="only the stepper in a pty")
     parser.add_argument("--only", choices=("jsonl", "recording", "claude-code"), help="one file's updates, no stepper")
+    parser.add_argument("--against", type=Path, metavar="DIR", help="another checkout, side by side (the Claude Code "
+                        "session only)")
     args = parser.parse_args()
+    if args.against:
+        print(f"# follow against {args.against}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
+              f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+        against(folder, args.against.resolve(), args)
+        return
     size = _size(args.size)
     run = make(folder / "run.jsonl", size)
     rec = recording(folder / "rec.jsonl", size)

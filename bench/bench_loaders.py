@@ -1,6 +1,6 @@
 """How fast the new loaders read big files, as ratios measured in this one run (not asserted).
 
-    python bench/bench_loaders.py [--mb 100] [--repeat 7]
+    python bench/bench_loaders.py [--mb 100] [--repeat 7] [--only claude-code] [--against DIR]
 
 Builds (in bench/out/, not committed) a synthetic Claude Code transcript and a synthetic
 claude-trace log of about --mb megabytes each, shaped like the real ones: answers written one
@@ -14,7 +14,9 @@ For each file, ``--repeat`` interleaved tries of two whole processes (interprete
 imports included on both sides): a bare ``python -c`` that reads the file and ``orjson.loads``
 each line (the values dropped), and ``turnscope check FILE``. It prints the ratio of the median
 times against the 2x target, the range of the per-try ratios, and the check's peak memory
-(target: at most 6x the file). Exit 1 when a target is missed.
+(target: at most 6x the file). Exit 1 when a target is missed. ``--against DIR`` (an exported copy of
+another checkout) times its ``turnscope check`` in the same rounds, both checkouts byte-compiled first,
+and prints this checkout's time as a ratio of its.
 """
 
 from __future__ import annotations
@@ -160,11 +162,12 @@ FLOOR = ("import sys, orjson\n"
          "        orjson.loads(line)\n")
 
 
-def timed(argv: list[str]) -> tuple[float, float, int]:
-    """Wall and CPU seconds and exit code of one fresh process (start-up and imports included)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def timed(argv: list[str], root: Path = REPO) -> tuple[float, float, int]:
+    """Wall and CPU seconds and exit code of one fresh process (start-up and imports included), turnscope taken
+    from ``root`` (this checkout, or ``--against``'s)."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=root)
     _, status, usage = os.wait4(proc.pid, 0)
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
@@ -172,13 +175,13 @@ def timed(argv: list[str]) -> tuple[float, float, int]:
 Try = tuple[float, float, int]
 
 
-def interleaved(argvs: list[list[str]], repeat: int) -> list[list[Try]]:
-    """``repeat`` rounds of every command in turn, each a fresh process (``timed``): a busy moment on the
-    shared machine hits all of them alike. One list of tries per command."""
+def interleaved(argvs: list[list[str]], repeat: int, roots: list[Path] | None = None) -> list[list[Try]]:
+    """``repeat`` rounds of every command in turn, each a fresh process (``timed``, from its ``roots`` entry):
+    a busy moment on the shared machine hits all of them alike. One list of tries per command."""
     tries: list[list[Try]] = [[] for _ in argvs]
     for _ in range(repeat):
-        for argv, kept in zip(argvs, tries):
-            kept.append(timed(argv))
+        for argv, root, kept in zip(argvs, roots or [REPO] * len(argvs), tries):
+            kept.append(timed(argv, root))
     return tries
 
 
@@ -219,17 +222,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=100, help="size of each synthetic file (default 100)")
     parser.add_argument("--repeat", type=int, default=7, help="interleaved tries of each command (default 7)")
+    parser.add_argument("--only", choices=("claude-code", "claude-trace"), help="just one of the two files")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="another checkout (an exported copy) whose turnscope check is timed in the same rounds")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.against is not None:
+        import compileall
+
+        compiled()
+        compileall.compile_dir(str(args.against / "tui"), quiet=1)
     missed = False
     for name, build in (("claude-code transcript", transcript), ("claude-trace log", trace_log)):
+        if args.only and not name.startswith(args.only):
+            continue
         path = OUT / f"{name.split()[0]}-{args.mb}mb.jsonl"
         if not path.exists():
             build(path, args.mb)
         lines = path.read_bytes().count(b"\n")
         floor_argv = [sys.executable, "-c", FLOOR, str(path)]
         check_argv = [sys.executable, "-m", "tui", "check", str(path)]
-        floors, checks = interleaved([floor_argv, check_argv], args.repeat)
+        argvs, roots = [floor_argv, check_argv], [REPO, REPO]
+        if args.against is not None:
+            argvs.append(check_argv)
+            roots.append(args.against.resolve())
+        floors, checks, *others = interleaved(argvs, args.repeat, roots)
         code = checks[-1][2]
         (floor_wall, floor_cpu), (wall, cpu) = medians(floors), medians(checks)
         ratios = per_try(checks, floors)
@@ -242,6 +259,10 @@ def main() -> None:
         print(f"  ratio of medians: {wall / floor_wall:.2f}x wall, {cpu / floor_cpu:.2f}x CPU (target <= 2x); "
               f"per try {ratios[0]:.2f}x to {ratios[-1]:.2f}x wall")
         print(f"  peak memory of the check: {peak / 1e6:,.0f} MB ({peak / size:.1f}x the file; target <= 6x)")
+        for other in others:
+            o_wall, o_cpu = medians(other)
+            print(f"  against {args.against}: turnscope check {o_wall:.3f} s wall, {o_cpu:.3f} s CPU: this checkout "
+                  f"takes {wall / o_wall:.2f}x its wall, {cpu / o_cpu:.2f}x its CPU")
     print(f"(medians of {args.repeat} interleaved tries; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} CPUs)")
     raise SystemExit(1 if missed else 0)

@@ -1,10 +1,11 @@
 """Follow mode on Claude Code sessions: appended lines extend the run without the file being read
 again, and whatever the cuts, the follower holds exactly what loading the file as it then is gives.
 
-Every real Claude Code session of ``../shared/realruns`` is fed to a follower in chunks, cut at
-line boundaries and in the middle of lines; after every poll its runs (messages, blocks, calls,
-warnings, meta, titles) equal a fresh ``load_runs`` of the bytes it has read, and a line still
-being written waits for its newline. Lines that change the threads in a way appending cannot (a
+Every real Claude Code session of ``../shared/realruns`` (and any in ``sample_runs/``) is fed to
+a follower in chunks, cut at line boundaries (seeded, and drawn by hypothesis) and in the middle
+of lines; after every poll its runs (messages, blocks, calls, warnings, meta, titles, the source's
+format and exactness label, which runs the file lists) equal a fresh ``load_runs`` of the bytes it
+has read, and a line still being written waits for its newline. Lines that change the threads in a way appending cannot (a
 rewind, a compaction, a subagent's line) load the file again whole, and say why.
 """
 
@@ -16,22 +17,25 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from conftest import REALRUNS
+from conftest import REALRUNS, REPO
 from tui.formats import detect, load_runs
 from tui.formats.document import read_document
 from tui.formats.follow import Follower
 
 
 def _sessions() -> list[Path]:
-    if REALRUNS is None:
-        return []
-    return [p for p in sorted(REALRUNS.glob("*.jsonl")) if detect(read_document(str(p))).NAME == "claude-code"]
+    found = sorted(REALRUNS.glob("*.jsonl")) if REALRUNS is not None else []
+    found += sorted((REPO / "sample_runs").rglob("*.jsonl"))
+    return [p for p in found if detect(read_document(str(p))).NAME == "claude-code"]
 
 
 def _facts(runs) -> list:
     return [(r.messages, [dataclasses.asdict(c) for c in r.calls], [(w.text, w.line, w.index) for w in r.warnings],
-             r.meta, r.source.title, r.source.run_index, r.source.run_count) for r in runs]
+             r.meta, r.source.title, r.source.run_index, r.source.run_count, r.source.format, r.source.prefix)
+            for r in runs]
 
 
 def _first_lines(lines: list[bytes]) -> int:
@@ -86,6 +90,16 @@ def _line_cuts(seed: int):
     return cuts
 
 
+def _drawn_cuts(points: list[int]):
+    """Cuts at the line ends hypothesis picked (as fractions of the lines still to come, in thousandths)."""
+    def cuts(data: bytes, at: int):
+        ends = [k + 1 for k in range(at, len(data)) if data[k:k + 1] == b"\n"]
+        for point in sorted(set(points)):
+            yield ends[point * (len(ends) - 1) // 1000]
+        yield len(data)
+    return cuts
+
+
 def _byte_cuts(seed: int):
     def cuts(data: bytes, at: int):
         rng = random.Random(seed)
@@ -105,6 +119,15 @@ def test_a_real_session_fed_in_chunks_equals_loading_it_whole(tmp_path, source):
                       for r in map(json.loads, source.read_bytes().splitlines()))
     if main_thread:  # a session with a main thread grows by appending, not by loading it again
         assert appended and byte_appended
+
+
+@pytest.mark.parametrize("source", _sessions(), ids=lambda p: p.name[:40])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(points=st.lists(st.integers(0, 1000), min_size=1, max_size=12))
+def test_a_real_session_cut_where_hypothesis_picks_equals_loading_it_whole(tmp_path_factory, source, points):
+    """Whatever the pieces, after every one the follower's runs are the whole-file load's."""
+    _follow_in_chunks(tmp_path_factory.mktemp("cut"), source, _drawn_cuts(points))
 
 
 def test_the_real_sessions_are_there():
@@ -175,3 +198,53 @@ def test_a_compaction_or_a_subagent_line_loads_the_session_again_whole(tmp_path)
     assert update.whole and "compaction" in update.why
     assert _facts(update.runs) == _facts(load_runs(str(path)))
     assert len(update.runs) == 3  # after the compaction, before it, the subagent
+
+
+def _use(tool_id: str) -> list:
+    return [{"type": "tool_use", "id": tool_id, "name": "t", "input": {}}]
+
+
+def _result(tool_id: str) -> list:
+    return [{"type": "tool_result", "tool_use_id": tool_id, "content": "ok"}]
+
+
+def test_parallel_calls_written_line_by_line_are_appended_and_a_second_result_is_picked_as_a_load_picks(tmp_path):
+    """The answer's second tool_use line and each result hanging off its own tool_use line move the spine
+    from branch to branch; the lines already in the thread stay, so every line is appended, not reloaded.
+    A result written again, on the spine, for a call already answered takes the first one's place (the
+    loader keeps the result on the spine): a line leaves the thread, so the file is loaded again."""
+    lines = [_line("user", "u1", None, "go"),
+             _line("assistant", "a1", "u1", _use("X"), mid="m1"),
+             _line("assistant", "a2", "a1", _use("Y"), mid="m1"),
+             _line("user", "rx", "a1", _result("X")),
+             _line("user", "ry", "a2", _result("Y")),
+             _line("assistant", "a3", "ry", [{"type": "text", "text": "done"}]),
+             _line("user", "rx2", "a3", _result("X")),
+             _line("assistant", "a4", "rx2", [{"type": "text", "text": "again"}])]
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(lines[0])
+    follower = Follower(str(path))
+    kinds = []
+    for line in lines[1:]:
+        with open(path, "ab") as handle:
+            handle.write(line)
+        update = follower.poll()
+        kinds.append(update.why if update.whole else "appended")
+        assert _facts(update.runs) == _facts(load_runs(str(path))), line
+    assert kinds == ["appended"] * 5 + ["line 7 leaves line 4 out of the main thread (a rewind?)", "appended"]
+    assert [m["content"] if m["role"] == "user" else len(m["content"]) for m in follower.runs[0].messages] == \
+        ["go", 2, _result("Y"), 1, _result("X"), 1]  # rx left: X's result is the one on the spine
+
+
+def test_a_result_of_a_subagent_call_written_on_the_main_thread_loads_the_session_again(tmp_path):
+    side = json.loads(_line("assistant", "s2", "s1", _use("S")))
+    side["isSidechain"] = True
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(_line("user", "u1", None, "hello") + _line("assistant", "a1", "u1", "hi")
+                     + json.dumps(side).encode() + b"\n")
+    follower = Follower(str(path))
+    with open(path, "ab") as handle:
+        handle.write(_line("user", "u2", "a1", _result("S")))
+    update = follower.poll()
+    assert update.whole and "subagent" in update.why
+    assert _facts(update.runs) == _facts(load_runs(str(path)))

@@ -26,8 +26,8 @@ from tui.core.client_added import ADDED_KEY
 from tui.core.request_headers import CLIENT_BETAS_KEY
 from tui.formats.transcript.assemble import Assembled, Assembler, client_notes
 from tui.formats.transcript.attachments import CLAUDE_CODE_SYSTEM_BETA, EXACT_VERSION, rebuild_mode
-from tui.formats.transcript.records import Index, Record, read_index
-from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, sidechain_leaves, thread
+from tui.formats.transcript.records import PROGRESS, Index, Record, index_value, read_index
+from tui.formats.transcript.thread import COMPACTED, DANGLING, Thread, Threader, sidechain_leaves, thread
 
 NAME = "claude-code"
 DESCRIPTION = "Claude Code session transcript (JSONL from ~/.claude/projects, subagent files too)"
@@ -57,14 +57,16 @@ def load(doc: Document, subagents: bool = True) -> list[Run]:
 
 @dataclass
 class Session:
-    """A transcript read: its runs, and what follow mode needs to rebuild the main run (``main_run``) after
-    lines are appended: the index, the main thread, its assembler, and the main run's warnings that come
-    after the ones ``_run`` makes (line warnings, unanswered subagents, the file's notes, subagent files)."""
+    """A transcript read: its runs, and what follow mode needs to go on from them when lines are appended
+    (``follow``, ``append``, ``grow``): the index, the main thread and the ``Threader`` that made it, its
+    assembler, and the main run's warnings that come after the ones ``_run`` makes (line warnings,
+    unanswered subagents, the file's notes, subagent files)."""
 
     doc: Document
     index: Index
     runs: list[Run]
     main: Thread | None = None  # the main thread (runs[0]) when the file has one
+    threader: Threader | None = None  # the main thread's
     title: str | None = None
     assembler: Assembler | None = None
     own: int = 0  # how many of runs[0]'s warnings _run made
@@ -74,6 +76,14 @@ class Session:
     tail: list[LoadWarning] = field(default_factory=list)
     #: message index -> (the stored turn, the turn as sent or None, its warning): each thinking turn checked once
     sent: dict[int, tuple[Any, Any, Any]] = field(default_factory=dict)
+    # Follow mode (``follow``): the last line in the runs and the last one appended, the message lines appended
+    # since the last ``grow``, and what an appended line must not be to only extend the main thread.
+    line: int = 0
+    last: int = 0
+    fresh: list[Record] = field(default_factory=list)
+    wanted: set[str] = field(default_factory=set)
+    side_calls: set[Any] = field(default_factory=set)
+    warned: int = 0
 
     def keep_tail(self) -> None:
         """Note the main run's later warnings as they are now (after every step of the load has added its own)."""
@@ -91,6 +101,101 @@ class Session:
         run.source.run_index, run.source.run_count = old.source.run_index, old.source.run_count
         return run
 
+    # -- follow mode -----------------------------------------------------------------------
+
+    def follow(self, lines: int) -> None:
+        """Ready for lines appended after the file's first ``lines``: runs[0] grows with the main thread
+        (``append`` each line, then ``grow``), as long as the lines only extend it."""
+        index = self.index
+        self.line = self.last = lines
+        self.fresh = []
+        # Parents no line of the file answers (or answered by a progress line not parsed): a new line
+        # with one of these uuids would join a thread already made.
+        known = index.parsed.keys() | index.links.keys()
+        self.wanted = {r.parent for r in index.parsed.values() if r.parent and r.parent not in known}
+        self.wanted.update(r.logical_parent for r in index.parsed.values()  # a compact boundary's thread before it
+                           if r.logical_parent and r.logical_parent not in known)
+        self.wanted.update(link[2] for link in index.links.values() if link[2] and link[2] not in known)
+        self.side_calls = {u for r in index.messages if r.sidechain for u in r.uses}
+        self.warned = len(self.doc.line_warnings)
+        if self.threader is not None:
+            self.threader.prepare()
+
+    def append(self, number: int, value: Any) -> str | None:
+        """One appended line (parsed) into the index; or why it cannot only extend the main thread (a subagent's
+        line, a compaction, a title, a uuid lines already in the file have or name): the file is then read
+        again whole."""
+        why = self._not_appendable(value)
+        if why:
+            return f"line {number}: {why}"
+        index = self.index
+        got = index_value(index, value, number, len(index.data))
+        if got is PROGRESS:
+            index.skipped["progress"] = index.skipped.get("progress", 0) + 1
+        elif isinstance(got, Record) and got.message is not None:
+            self.fresh.append(got)
+        self.last = number
+        return None
+
+    def _not_appendable(self, value: Any) -> str | None:
+        if type(value) is not dict:
+            return None
+        index = self.index
+        if value.get("isSidechain") is True:
+            return "a subagent (sidechain) line"
+        kind = value.get("type")
+        if kind == "summary":
+            return "a session title"
+        if kind == "system" and value.get("subtype") == "compact_boundary":
+            return "a compaction"
+        if value.get("isCompactSummary") is True:
+            return "a compact summary"
+        uuid = value.get("uuid")
+        if type(uuid) is str and (uuid in index.parsed or uuid in index.links or index.looked_up(uuid)
+                                  or uuid in self.wanted or uuid in index.titles):
+            return "a uuid that lines already in the file have or name"
+        if self.side_calls and kind == "user":
+            message = value.get("message")
+            content = message.get("content") if type(message) is dict else None
+            if type(content) is list and any(type(b) is dict and b.get("tool_use_id") in self.side_calls
+                                             for b in content):
+                return "a result of a subagent's tool call"
+        return None
+
+    def grow(self) -> str | None:
+        """runs[0] made again with the lines appended since the last ``grow``; or why they do not only extend
+        the main thread (then runs[0] is left as it was, and the file is to be read again whole).
+
+        The main thread is moved on to the last message line (``Threader.grow``, the rules ``thread``
+        builds every thread by); the lines that join it go to its assembler. The runs stay what a load
+        of the file would give as long as no line leaves the thread, every line that joins it is new
+        (a line already in the file would leave the abandoned branches), and every new message line
+        joins it."""
+        new, self.fresh = self.fresh, []
+        if new:
+            if self.main is None or self.threader is None or self.assembler is None:
+                return "the first message of the main thread"
+            leaf = new[-1]
+            growth = self.threader.grow(leaf, new)
+            if growth.left:
+                return f"line {leaf.line} leaves line {growth.left[0].line} out of the main thread (a rewind?)"
+            old = next((r for r in growth.joined if r.line <= self.line), None)
+            if old is not None:
+                return f"line {leaf.line} takes line {old.line}, which was not in the main thread, into it (a rewind?)"
+            beside = next((r for r in new if r.line not in self.threader.chosen), None)
+            if beside is not None:
+                return f"line {beside.line}: a message line beside the main thread (a rewind, a retry)"
+            if self.threader.thread is not self.main:  # made again whole: the same start, so the same notes
+                self.threader.thread.notes = self.main.notes
+                self.main = self.threader.thread
+            for record in growth.joined:
+                self.assembler.add(record)
+        if len(self.doc.line_warnings) != self.warned:
+            return "a line already in the file, read now, is not JSON"
+        self.runs[0] = self.main_run()
+        self.line = self.last
+        return None
+
 
 def read(doc: Document, subagents: bool = True) -> Session:
     """The transcript's runs (``load``), with the state follow mode extends."""
@@ -102,7 +207,8 @@ def read(doc: Document, subagents: bool = True) -> Session:
     chain: set[int] = set()  # the main thread and the parts before its compactions, newest first
     session = Session(doc, index, [])
     if main:
-        first = thread(index, main[-1])
+        session.threader = Threader(index, main[-1])
+        first = session.threader.thread
         session.main, session.title = first, _title(index, first)
         threads.append((first, session.title))
         threads += _before_compactions(index, first)

@@ -10,14 +10,14 @@ which file it is: device and inode). ``poll()`` looks at the file again and
   JSONL run appends each message. Nothing before the offset is read again.
 - when it is shorter than the offset, or is another file now (replaced, rotated), loads it
   again whole, with a notice saying so;
-- a Claude Code session: each new line goes into the session's index, and lines that extend
-  the main thread (a new line whose parent chain reaches the thread's last message through
-  new lines, or through lines that are no message) are added to the thread and its
-  assembler, so the main run is made again without reading the file again. A line that
-  changes the threads in a way appending cannot (a rewind: a message whose parent is not
-  on the way to the current last one; a compaction; a sidechain; a uuid seen before; a
-  title; a line that is not JSON) makes the follower load the file again whole, and
-  ``Update.whole`` says why;
+- a Claude Code session: each new line goes into the session's index, and the main thread is
+  moved on to the new last message by the loader's own thread rules (``claude_code.Session``,
+  ``transcript.thread.Threader``: only the lines whose place in the thread changed are looked
+  at), the lines that join it going to its assembler, so the main run is made again without
+  reading the file again. Lines that change the threads in a way appending cannot (a rewind:
+  a line leaving the main thread, or an old one joining it; a message beside it; a
+  compaction; a sidechain; a uuid seen before; a title; a line that is not JSON) make the
+  follower load the file again whole, and ``Update.whole`` says why;
 - for a format without an appender, loads it again whole when it grew, and says so in
   ``Update.whole``.
 
@@ -36,7 +36,6 @@ from tui.core.run import LoadWarning, ModelCall, Run
 from tui.formats import claude_code, claude_trace, detect, finish_runs, formats, load_runs, messages
 from tui.formats.document import SKIPPED, Document, read_document
 from tui.formats.recorded.conversations import Grouping
-from tui.formats.transcript.records import COMPACT_SUMMARY, PROGRESS, Record, index_value
 
 
 @dataclass
@@ -108,222 +107,30 @@ class MessagesAppender:
 
 
 class TranscriptAppender:
-    """A Claude Code session: each appended line indexed; the main thread extended where the lines extend it.
+    """A Claude Code session: each appended line goes to the session (``claude_code.Session.append``), and
+    ``runs()`` moves its main thread on by the loader's own rules (``Session.grow``, ``Threader``).
 
     ``stale`` names the first appended line that cannot be appended (the follower then loads the
     file again whole, which is always right); until then ``runs()`` equals a load of the file.
     """
 
-    #: Walking back from a new last message, this many lines that were already there (progress
-    #: and system lines hanging off the old last message) at most, before giving up and reloading.
-    WALK = 10_000
-
     def __init__(self, path: str, session: claude_code.Session, lines: int):
         self.path = path
         self.session = session
         self.stale: str | None = None
-        index = session.index
-        main = session.main
-        self.seen = self.line = lines  # lines up to ``seen`` are in the runs; ``line``: the last one fed
-        # The main thread as thread() made it: its lines (ids), its spine (every line from the start to
-        # the last message, with each one's place) and where on it each answer's message.id first is.
-        self.in_thread = {id(r) for r in main.records} if main is not None else set()
-        self.spine: list[Record] = list(main.path) if main is not None else []
-        self.spine_at = {id(r): k for k, r in enumerate(self.spine)}
-        self.key_at: dict[Any, int] = {}
-        for k, record in enumerate(self.spine):
-            if record.kind == "assistant" and record.message is not None and type(record.key) is str:
-                self.key_at.setdefault(record.key, k)
-        self.spined = len(main.records) - main.siblings if main is not None else 0
-        self.use_of: dict[Any, Record | None] = {}  # tool_use id -> the main-thread-side line that made the call
-        for record in index.messages:
-            self._uses(record)
-        # Parents no line of the file answers (or answered by a progress line not parsed): a new line
-        # with one of these uuids would join a thread already made.
-        known = index.parsed.keys() | index.links.keys()
-        self.wanted = {r.parent for r in index.parsed.values() if r.parent and r.parent not in known}
-        self.wanted.update(r.logical_parent for r in index.parsed.values()  # a compact boundary's thread before it
-                           if r.logical_parent and r.logical_parent not in known)
-        self.wanted.update(link[2] for link in index.links.values() if link[2] and link[2] not in known)
-        self.new: list[Record] = []  # message lines appended since the last runs()
-        self.warned = len(session.doc.line_warnings)
-
-    def _uses(self, record: Record) -> None:
-        if record.uses and not record.sidechain:
-            for tool_use_id in record.uses:
-                self.use_of[tool_use_id] = record if self.use_of.get(tool_use_id, record) is record else None
+        session.follow(lines)
 
     def bad(self, number: int) -> None:
         self.stale = self.stale or f"line {number} is not JSON"
 
     def feed(self, number: int, value: Any) -> None:
-        if self.stale:
-            return
-        self.line = number
-        why = self._not_appendable(value)
-        if why:
-            self.stale = f"line {number}: {why}"
-            return
-        index = self.session.index
-        got = index_value(index, value, number, len(index.data))
-        if got is PROGRESS:
-            index.skipped["progress"] = index.skipped.get("progress", 0) + 1
-        elif isinstance(got, Record) and got.message is not None:
-            self.new.append(got)
-            self._uses(got)
-
-    def _not_appendable(self, value: Any) -> str | None:
-        if type(value) is not dict:
-            return None
-        index = self.session.index
-        if value.get("isSidechain") is True:
-            return "a subagent (sidechain) line"
-        kind = value.get("type")
-        if kind == "summary":
-            return "a session title"
-        if kind == "system" and value.get("subtype") == "compact_boundary":
-            return "a compaction"
-        if value.get("isCompactSummary") is True:
-            return "a compact summary"
-        uuid = value.get("uuid")
-        if type(uuid) is str and (uuid in index.parsed or uuid in index.links or index.looked_up(uuid)
-                                  or uuid in self.wanted or uuid in index.titles):
-            return "a uuid that lines already in the file have or name"
-        return None
+        if not self.stale:
+            self.stale = self.session.append(number, value)
 
     def runs(self) -> list[Run]:
-        if self.stale:
-            return self.session.runs
-        if self.new:
-            why = self._extend()
-            self.new = []
-            if why:
-                self.stale = why
-                return self.session.runs
-        if len(self.session.doc.line_warnings) != self.warned:
-            self.stale = "a line already in the file, read now, is not JSON"
-            return self.session.runs
-        self.session.runs[0] = self.session.main_run()
-        self.seen = self.line
+        if not self.stale:
+            self.stale = self.session.grow()
         return self.session.runs
-
-    def _extend(self) -> str | None:
-        """The new message lines added to the main thread; or why they cannot be.
-
-        What ``thread()`` would choose for the new last line, worked out from the old thread: walking back
-        from the new last line reaches the old spine at line ``M``; the spine before ``M`` is shared, so only
-        the old spine after ``M`` (lines that must stay chosen: an answer's other lines, a result of a call
-        still in the thread) and the new part (lines that join, with their answers' other lines and their
-        calls' results) are looked at. Anything else (a line leaving the thread, an old line joining it,
-        a call answered twice) is not appended: the file is loaded again."""
-        session, index = self.session, self.session.index
-        main, leaf = session.main, self.new[-1]
-        if main is None or not self.spine:
-            return "the first message of the main thread"
-        seen, in_thread = self.seen, self.in_thread
-        fresh: list[Record] = []  # the new spine after M, walked backwards
-        record: Record | None = leaf
-        walked = 0
-        while True:
-            if record is None:
-                return f"line {leaf.line} does not go on from the main thread (its parent is not in the file)"
-            at = self.spine_at.get(id(record))
-            if at is not None:
-                break
-            if record.line <= seen:
-                if (record.message is not None or record.kind == "attachment") and id(record) not in in_thread:
-                    return f"line {leaf.line} goes on from line {record.line}, which is not in the main thread (a rewind?)"
-                if record.sidechain or record.subtype == "compact_boundary" or record.flags & COMPACT_SUMMARY:
-                    return f"line {leaf.line} goes on from line {record.line}, a subagent's line or a compaction"
-                walked += 1
-                if walked > self.WALK:
-                    return f"line {leaf.line} is too far from the main thread's last message"
-            fresh.append(record)
-            record = (index.parsed.get(record.parent) or index.node(record.parent, record.start)) \
-                if record.parent else None
-        fresh.reverse()
-        left = self.spine[at + 1:]  # the old spine after M: no longer on the spine
-        keys = {r.key for r in fresh if r.kind == "assistant" and r.message is not None and type(r.key) is str}
-
-        def kept_key(key: Any) -> bool:
-            return type(key) is str and (key in keys or self.key_at.get(key, at + 1) <= at)
-
-        joined: list[Record] = [r for r in fresh if (r.message is not None or r.kind == "attachment")
-                                and id(r) not in in_thread]
-        joining = {id(r) for r in joined}
-
-        def chosen(r: Record) -> bool:
-            return id(r) in in_thread or id(r) in joining
-
-        def kept_result(r: Record) -> bool:  # the only result of a call the thread makes
-            content = r.content
-            if r.kind != "user" or type(content) is not list:
-                return False
-            for block in content:
-                if type(block) is dict and block.get("type") == "tool_result":
-                    target = block.get("tool_use_id")
-                    use = self.use_of.get(target)
-                    if index.results.get(target) == [r] and use is not None and chosen(use):
-                        return True
-            return False
-
-        for r in left:
-            if r.message is None and r.kind != "attachment":
-                continue
-            if r.kind == "assistant" and not r.sidechain and kept_key(r.key):
-                continue
-            if r.kind == "user" and kept_result(r):
-                continue
-            return f"line {leaf.line} leaves line {r.line} out of the main thread (a rewind?)"
-        for key in keys:  # every line of each answer on the new part of the spine
-            for other in index.by_message_id.get(key, ()):
-                if not other.sidechain and not chosen(other):
-                    if other.line <= seen:
-                        return f"line {other.line}: part of an answer beside the main thread"
-                    joined.append(other)
-                    joining.add(id(other))
-        for r in list(joined):  # the results of the calls that join
-            for tool_use_id in r.uses:
-                results = index.results.get(tool_use_id, ())
-                if len(results) > 1:
-                    return f"line {r.line}: a tool call with several results"
-                if results and not chosen(results[0]):
-                    if results[0].line <= seen:
-                        return f"line {r.line}: a tool call answered before it was made"
-                    joined.append(results[0])
-                    joining.add(id(results[0]))
-        for r in self.new:  # a new result of a call already in the thread, written off its own tool_use line
-            if not chosen(r) and kept_result(r):
-                joined.append(r)
-                joining.add(id(r))
-        if any(not chosen(r) for r in self.new):
-            return "a message line beside the main thread (a rewind, a retry)"
-        for r in joined:
-            content = r.content if r.kind == "user" else None
-            if type(content) is list and any(type(b) is dict and b.get("type") == "tool_result"
-                                             and len(index.results.get(b.get("tool_use_id"), ())) > 1 for b in content):
-                return f"line {r.line}: a second result of one tool call"
-        joined.sort(key=lambda r: r.line)
-        # The spine is now the shared part and the new one.
-        on_spine = lambda rs: sum(1 for r in rs if r.message is not None or r.kind == "attachment")  # noqa: E731
-        self.spined += on_spine(fresh) - on_spine(left)
-        for r in left:
-            del self.spine_at[id(r)]
-            if type(r.key) is str and self.key_at.get(r.key, -1) > at:
-                del self.key_at[r.key]
-        del self.spine[at + 1:]
-        for r in fresh:
-            self.spine_at[id(r)] = len(self.spine)
-            self.spine.append(r)
-            if r.kind == "assistant" and r.message is not None and type(r.key) is str:
-                self.key_at.setdefault(r.key, self.spine_at[id(r)])
-        assert session.assembler is not None
-        for r in joined:
-            session.assembler.add(r)
-        main.records.extend(joined)
-        main.siblings = len(main.records) - self.spined
-        in_thread.update(joining)
-        return None
 
 
 APPENDERS = {claude_trace.NAME: TraceAppender, messages.NAME: MessagesAppender}
