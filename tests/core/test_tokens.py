@@ -188,3 +188,28 @@ def test_an_ascii_word_costs_what_the_piece_by_piece_count_says():
         assert estimate._ascii_word_pieces(word) == estimate._pieces(word), word
     for word in ("HTTPServer", "parseJSONResponse", "cus_8123", "2024-05-20", "aaaaaaaaaaaaaaa", "___", "{\"id\":"):
         assert estimate._ascii_word_pieces(word) == estimate._pieces(word), word
+
+
+def test_long_ascii_text_costs_what_the_piece_by_piece_count_says():
+    """Text of LONG_TEXT characters or more is costed by bit sets over the whole string (letters cut at case
+    changes, runs of digits, punctuation and underscores, whitespace runs with and without newlines): the
+    same number as the piece-by-piece walk, including runs too long for the bit-set levels."""
+    import random
+
+    from tui.core import estimate
+
+    rng = random.Random(13)
+    alphabet = "aAbZzqQ09_-.,:;{}\"' \n\t\r\x0b\x1c\x00\x7f"
+    chunks = ["aaaa", "AAAA", "HTTPServer", "parseJSON", "0000", " ", "  ", "\n", "\n    ", ".", "_", "x" * 200,
+              "9" * 120, "-" * 80, "_" * 150, " " * 40, "\t", "2026-04-10T19:57:44Z", "order_id"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 400)))
+        assert estimate._class_pieces(text.encode()) == estimate._pieces(text), text
+        assert estimate.text_tokens(text) == estimate._pieces(text) * estimate.SCALE
+    for _ in range(500):
+        text = "".join(rng.choice(chunks) for _ in range(rng.randrange(0, 300)))
+        assert estimate._ascii_pieces(text) == estimate._pieces(text), text
+    for n in range(1, 160):  # every run length, below and past the bit-set levels
+        for run in ("a" * n, "Ab" * (n // 2) + "A", "Q" * n + "rs", "7" * n, "." * n, "_" * n, " " * n, "\t" * n):
+            text = f"x {run} y\n{run}\n  {run}" + " pad" * 80
+            assert estimate._ascii_pieces(text) == estimate._pieces(text), (n, run)

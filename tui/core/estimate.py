@@ -17,6 +17,7 @@ error is measured by ``bench/estimate_error.py`` (numbers in README, "Tokens").
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from typing import Any
@@ -123,17 +124,139 @@ def _has_other_space(text: str) -> bool:
             or "\x1e" in text or "\x1f" in text)
 
 
+#: From this length on, ASCII text is costed by bit sets over the whole string (``_class_pieces``): below
+#: it, splitting into words and looking each up costs less than the dozen C-level passes (measured).
+LONG_TEXT = 256
+
+
 def _ascii_pieces(text: str) -> float:
-    """``_pieces`` of ASCII text, the same number, without a Python step per piece: no piece crosses
-    whitespace, so the words' pieces are looked up per distinct word (C-level ``split`` and ``map``);
-    whitespace costs its newlines, a run without one ``ceil(len / 8)``, a single space nothing. All
-    costs here are whole numbers, so the order they are added in does not change the sum."""
+    """``_pieces`` of ASCII text, the same number, without a Python step per piece. All costs here are whole
+    numbers, so the order they are added in does not change the sum."""
+    if len(text) >= LONG_TEXT:
+        pieces = _class_pieces(text.encode("ascii"))
+        if pieces is not None:
+            return float(pieces)
+    return _word_pieces(text)
+
+
+def _word_pieces(text: str) -> float:
+    """No piece crosses whitespace, so the words' pieces are looked up per distinct word (C-level ``split``
+    and ``map``); whitespace costs its newlines, a run without one ``ceil(len / 8)``, a single space nothing."""
     total = text.count("\n") + sum(map(_WORDS.__getitem__, text.split()))
     if "  " in text or _has_other_space(text):
         for run in _WHITESPACE_RUN.findall(text):
             if "\n" not in run:
                 total += math.ceil(len(run) / 8)
     return float(total)
+
+
+def _table(kind: Any) -> bytes:
+    return bytes(ord(kind(chr(b))) for b in range(256))
+
+
+def _kind(ch: str) -> str:
+    """An ASCII character's class as ``_PIECE`` sees it: a lower/upper letter, digit, underscore, space,
+    newline, other whitespace, or punctuation (everything else)."""
+    if "a" <= ch <= "z":
+        return "a"
+    if "A" <= ch <= "Z":
+        return "A"
+    if "0" <= ch <= "9":
+        return "0"
+    if ch in "_ \n":
+        return ch
+    return "\t" if ch.isspace() and ch < "\x80" else "."
+
+
+#: The class string, and from it each kind as the digits of a bit set: letters in base 4 (1 lower, 2 upper)
+#: or base 2, digits, punctuation and underscores in base 2; whitespace as s(pace), t(ab and the rest), n(ewline).
+_CLASS = _table(_kind)
+_LETTERS4 = _table(lambda c: {"a": "1", "A": "2"}.get(c, "0"))
+_LETTERS2 = _table(lambda c: "1" if c == "a" else "0")
+_DIGITS2 = _table(lambda c: "1" if c == "0" else "0")
+_PUNCTUATION2 = _table(lambda c: "1" if c == "." else "0")
+_UNDERSCORES2 = _table(lambda c: "1" if c == "_" else "0")
+_SPACES = _table(lambda c: {" ": "s", "\t": "t", "\n": "n"}.get(c, "0"))
+_BLANKS = _table(lambda c: "1" if c in "st" else "0")
+_STRIP = itertools.repeat(b"st")
+#: Bit-set levels tried before a run this long (32 x 4 letters, 32 x 3 digits ...) sends the text to the words.
+_LEVELS = 32
+
+
+def _class_pieces(raw: bytes) -> int | None:
+    """``_pieces`` of ASCII bytes from whole-string C-level operations, without a Python step per word: the
+    text becomes one class string (``bytes.translate``), each kind of piece a bit set (``int(mask, 2)``, the
+    first character the top bit), and the pieces of each kind are counted with shifts, ``&`` and
+    ``bit_count`` (letters: 1, plus 1 per 4 letters past 7; digits ``ceil(n / 3)``; punctuation
+    ``ceil(n / 2)``; underscores ``ceil(n / 4)``). Whitespace: the newlines, plus ``ceil(len / 8)`` for each
+    run without a newline that is not a single space (the runs next to a newline stripped off each line).
+    None when a run is too long for the bit-set levels (the caller counts by words)."""
+    if not raw:
+        return 0
+    c = raw.translate(_CLASS)
+    if b"A" in c:
+        bits = int(c.translate(_LETTERS4), 4)
+        even = ((1 << 2 * len(c)) - 1) // 3
+        letters = _letter_pieces(bits & even, (bits >> 1) & even, 2)
+    else:
+        letters = _letter_pieces(int(c.translate(_LETTERS2), 2), 0, 1)
+    if letters is None:
+        return None
+    total = letters + c.count(b"\n")
+    for kind, table, size in ((b".", _PUNCTUATION2, 2), (b"0", _DIGITS2, 3), (b"_", _UNDERSCORES2, 4)):
+        if kind in c:
+            runs = _ceil_runs(int(c.translate(table), 2), size)
+            if runs is None:
+                return None
+            total += runs
+    if b"  " in c or b"\t" in c:
+        free = b"0".join(map(bytes.strip, (b"0%b0" % c.translate(_SPACES)).split(b"n"), _STRIP))
+        blank = free.translate(_BLANKS)  # the runs without a newline, each between two 0s
+        total += (blank.count(b"01") + blank.replace(b"01", b"0").count(b"11111111")  # ceil(len / 8) each
+                  - free.replace(b"0", b"00").count(b"0s0"))  # a single space costs nothing
+    return total
+
+
+def _ceil_runs(bits: int, size: int) -> int | None:
+    """The sum of ``ceil(n / size)`` over the runs of set bits: the runs at least 1, size + 1, 2 size + 1 ...
+    long, each level one ``&`` of the starts with a shifted block of ``size`` set bits."""
+    starts = bits & ~(bits >> 1)
+    total = starts.bit_count()
+    block = bits
+    for j in range(1, size):
+        block &= bits << j
+    reach = 1
+    for _ in range(_LEVELS):
+        starts &= block << reach
+        if not starts:
+            return total
+        total += starts.bit_count()
+        reach += size
+    return None
+
+
+def _letter_pieces(lower: int, upper: int, step: int) -> int | None:
+    """The letter pieces' cost, 1 each plus 1 per 4 letters past 7, from the lower and upper case bit sets
+    (a letter every ``step`` bits). A piece starts after a non-letter, at an upper after a lower, and at the
+    last upper of a run of them before a lower (``HTTPServer``: HTTP, Server), as ``_PIECE`` cuts them."""
+    letters = lower | upper
+    starts = letters & ~(letters >> step)
+    if upper:
+        starts |= (upper & (lower >> step)) | (upper & (upper >> step) & (lower << step))
+    total = starts.bit_count()
+    inside = letters & ~starts
+    two = inside & (inside << step)
+    four = two & (two << 2 * step)
+    seven = four & (two << 4 * step) & (inside << 6 * step)
+    longer = starts & (seven << step)  # pieces of 8 letters or more
+    reach = 8
+    for _ in range(_LEVELS):
+        if not longer:
+            return total
+        total += longer.bit_count()
+        longer &= four << (reach * step)
+        reach += 4
+    return None
 
 
 def _pieces(text: str) -> float:
