@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.prefixtext import SEPARATOR, PrefixText, _bounded_find
 from tui.core.run import blocks_of
+from tui.core.sieve import Sieve
 from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, NUMBER_STARTS, Scope, _word, add_json_text,
                                  index_blocks)
 from tui.core.values import Place, number_key, trivial, walk
@@ -338,9 +339,11 @@ def index_wanted(messages: list[Any], values: Iterable[Any], tick: Callable[[], 
 
     walked = list(messages)
     scope = WantedScope(values, fallback or (lambda: index_messages(walked)))
+    sieve = Sieve(scope) if scope.text is None else None  # (the joined text needs every string)
     for i, message in enumerate(walked):
         if tick is not None:
             tick()
-        index_blocks(scope, i, blocks_of(message))
+        if sieve is None or sieve.needs(message):
+            index_blocks(scope, i, blocks_of(message))
     scope.finish()
     return scope
