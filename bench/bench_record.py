@@ -25,6 +25,11 @@ proxied measured in the same seconds), then its median over rounds:
 - the recorder's read and write system calls per exchange over those (from /proc/PID/io:
   a figure the machine's load does not move);
 - memory: the recorder's resident size (VmRSS) every 100 of those exchanges.
+
+Two floors are measured beside them, in the same rounds: a relay that copies the bytes both
+ways without reading them (one in C, a process per connection, if a C compiler is found; one
+on uvloop's raw transports): what any proxy pays here for the second TCP hop and a wake-up of
+one more process, before any HTTP is done (``--no-floors`` leaves them out).
 """
 
 from __future__ import annotations
@@ -80,6 +85,104 @@ app = web.Application(client_max_size=1 << 30)
 app.router.add_post("/v1/messages", messages)
 web.run_app(app, host="127.0.0.1", port=int(sys.argv[3]), print=None, access_log=None, backlog=1024)
 '''
+
+#: The floor of a second hop: accept, connect upstream, copy bytes both ways (a process per connection).
+RELAY_C = r'''
+/* The floor any proxy pays here: accept, connect upstream, copy bytes both ways (a process per connection). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static void nodelay(int fd) { int one = 1; setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); }
+int main(int argc, char **argv) {
+    int up_port = atoi(argv[1]);
+    signal(SIGCHLD, SIG_IGN);
+    int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (bind(ls, (struct sockaddr *)&a, sizeof a) || listen(ls, 1024)) return 1;
+    socklen_t n = sizeof a; getsockname(ls, (struct sockaddr *)&a, &n);
+    printf("export ANTHROPIC_BASE_URL=http://127.0.0.1:%d\n", ntohs(a.sin_port)); fflush(stdout);
+    for (;;) {
+        int c = accept(ls, NULL, NULL);
+        if (c < 0) continue;
+        if (fork()) { close(c); continue; }
+        close(ls);
+        int u = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in b = {.sin_family = AF_INET, .sin_port = htons(up_port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        if (connect(u, (struct sockaddr *)&b, sizeof b)) _exit(1);
+        nodelay(c); nodelay(u);
+        struct pollfd p[2] = {{c, POLLIN, 0}, {u, POLLIN, 0}};
+        static char buf[1 << 18];
+        for (;;) {
+            if (poll(p, 2, -1) < 0) _exit(1);
+            for (int k = 0; k < 2; k++) {
+                if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+                ssize_t r = read(p[k].fd, buf, sizeof buf);
+                if (r <= 0) _exit(0);
+                for (ssize_t w = 0; w < r;) { ssize_t x = write(p[1 - k].fd, buf + w, r - w); if (x <= 0) _exit(0); w += x; }
+            }
+        }
+    }
+}
+'''
+
+#: The same floor in this interpreter, on uvloop's transports (no HTTP: bytes in, bytes out).
+RELAY_UVLOOP = r'''
+import asyncio, sys
+import uvloop
+UP = int(sys.argv[1])
+
+class Upstream(asyncio.Protocol):
+    def __init__(self, client): self.client = client
+    def data_received(self, data): self.client.write(data)
+    def connection_lost(self, exc): self.client.close()
+
+class Client(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport, self.pending, self.up = transport, [], None
+        asyncio.ensure_future(self.connect())
+    async def connect(self):
+        loop = asyncio.get_running_loop()
+        up, _ = await loop.create_connection(lambda: Upstream(self.transport), "127.0.0.1", UP)
+        self.up = up
+        for data in self.pending: up.write(data)
+    def data_received(self, data):
+        if self.up is None: self.pending.append(data)
+        else: self.up.write(data)
+    def connection_lost(self, exc):
+        if self.up is not None: self.up.close()
+
+async def main():
+    server = await asyncio.get_running_loop().create_server(Client, "127.0.0.1", 0, backlog=1024)
+    print(f"export ANTHROPIC_BASE_URL=http://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
+    await server.serve_forever()
+uvloop.run(main())
+'''
+
+
+def floors(tmp: str) -> list[tuple[str, list[str]]]:
+    """The relays to measure as floors: (name, command printing the export line)."""
+    import shutil
+
+    found = []
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc:
+        source, binary = Path(tmp) / "relay.c", Path(tmp) / "relay"
+        source.write_text(RELAY_C)
+        if subprocess.run([cc, "-O2", "-o", str(binary), str(source)], capture_output=True).returncode == 0:
+            found.append(("floor: C relay", [str(binary)]))
+    try:
+        import uvloop  # noqa: F401
+        found.append(("floor: uvloop relay", [sys.executable, "-c", RELAY_UVLOOP]))
+    except ImportError:
+        pass
+    return found
 
 
 def free_port() -> int:
@@ -182,6 +285,7 @@ async def main() -> None:
     parser.add_argument("--against", metavar="CHECKOUT", action="append", default=[],
                         help="also measure another checkout's recorder (an A/B, e.g. a copy of main), interleaved "
                         "with the others; may be given more than once")
+    parser.add_argument("--no-floors", action="store_true", help="leave out the two byte relays (the floors)")
     args = parser.parse_args()
     rng = random.Random(19)  # the same orders in every run
     loads = [os.getloadavg()[0]]
@@ -191,6 +295,8 @@ async def main() -> None:
     recording = Path(tmp) / "bench.jsonl"
     direct = f"http://127.0.0.1:{port}"
     recorders: dict[str, subprocess.Popen] = {}
+    relays: list[subprocess.Popen] = []
+    pids_floor: dict[str, int] = {}
     try:
         import uvloop  # noqa: F401 - the recorder runs on it where it is installed
         loops = ["uvloop"]
@@ -209,9 +315,15 @@ async def main() -> None:
                 env={**os.environ, "PYTHONPATH": str(checkout)})
             recorders[name] = recorder
             targets[name] = recorder.stdout.readline().strip().split("=", 1)[1]
+        for name, command in ([] if args.no_floors else floors(tmp)):
+            relay = subprocess.Popen(command + [str(port)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True)
+            relays.append(relay)
+            pids_floor[name] = relay.pid
+            targets[name] = relay.stdout.readline().strip().split("=", 1)[1]
         names = list(targets)
         recording = recording.with_name("rec0.jsonl")
-        pids = {"upstream": upstream.pid, **{name: p.pid for name, p in recorders.items()}}
+        pids = {"upstream": upstream.pid, **{name: p.pid for name, p in recorders.items()}, **pids_floor}
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector, auto_decompress=False) as session:
             for url in targets.values():  # warm every path (pools, imports)
@@ -256,7 +368,7 @@ async def main() -> None:
             process.wait(timeout=30)
         records = sum(1 for _ in recording.open("rb"))
     finally:
-        for process in (*recorders.values(), upstream):
+        for process in (*recorders.values(), *relays, upstream):
             if process is not None and process.poll() is None:
                 process.kill()
                 process.wait()

@@ -48,7 +48,7 @@ DEFAULT_UPSTREAM = "https://api.anthropic.com"
 
 
 def _forwarded(headers: Any, also: frozenset[str]) -> CIMultiDict[str]:
-    named = {token.strip().lower() for value in headers.getall("connection", []) for token in value.split(",")}
+    named = _named_by_connection(headers)
     out: CIMultiDict[str] = CIMultiDict()
     for name, value in headers.items():
         lower = name.lower()
@@ -56,6 +56,30 @@ def _forwarded(headers: Any, also: frozenset[str]) -> CIMultiDict[str]:
             continue
         out.add(name, value)
     return out
+
+
+def _named_by_connection(headers: Any) -> set[str] | frozenset[str]:
+    values = headers.getall("connection", ())
+    if not values:
+        return frozenset()
+    return {token.strip().lower() for value in values for token in value.split(",")}
+
+
+def _request_headers(headers: Any, recorded: bool) -> tuple[CIMultiDict[str], list[tuple[str, str]] | None]:
+    """The request's headers as forwarded upstream and, when the exchange is recorded, as the record
+    keeps them (the same, with ``Content-Length``): one pass over them, not one for each."""
+    named = _named_by_connection(headers)
+    out: CIMultiDict[str] = CIMultiDict()
+    kept: list[tuple[str, str]] | None = [] if recorded else None
+    for name, value in headers.items():
+        lower = name.lower()
+        if lower in HOP_BY_HOP or lower in named:
+            continue
+        if lower not in _RESET_ON_REQUEST:
+            out.add(name, value)
+        if kept is not None and lower not in _NOT_RECORDED:
+            kept.append((name, value))
+    return out, kept
 
 
 def _decompressed(data: bytes, encoding: str) -> tuple[bytes, str | None]:
@@ -86,6 +110,7 @@ class Proxy:
         self.runner: web.AppRunner | None = None
         self.in_flight = 0
         self.url = ""
+        self._urls: dict[str, URL] = {}
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
         """Listen; returns the base URL to give clients (``http://127.0.0.1:PORT``)."""
@@ -122,7 +147,12 @@ class Proxy:
             await self.session.close()
 
     def _upstream_url(self, raw_path: str) -> URL:
-        return URL(self.upstream + raw_path, encoded=True)
+        url = self._urls.get(raw_path)
+        if url is None:  # an agent asks for the same few paths again and again: each is parsed once
+            url = URL(self.upstream + raw_path, encoded=True)
+            if len(self._urls) < 256:
+                self._urls[raw_path] = url
+        return url
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         self.in_flight += 1
@@ -135,10 +165,9 @@ class Proxy:
         started = time.time()
         body = await request.read()
         url = self._upstream_url(request.raw_path)
-        headers = _forwarded(request.headers, _RESET_ON_REQUEST)
+        headers, kept = _request_headers(request.headers, is_recorded(request.path))
         exchange = Exchange(method=request.method, url=str(url), request_body=body, started=started,
-                            request_headers=list(_forwarded(request.headers, _NOT_RECORDED).items())
-                            ) if is_recorded(request.path) else None
+                            request_headers=kept) if kept is not None else None
         chunks: list[bytes] = []
         answering = False
         out: web.StreamResponse | None = None
