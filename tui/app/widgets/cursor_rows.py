@@ -18,6 +18,7 @@ from typing import Callable, Hashable
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -101,6 +102,24 @@ class CursorRows(ScrollView, can_focus=True):
         if row == self.cursor and (self.has_focus or not self.CURSOR_NEEDS_FOCUS):
             strip = self.cursor_strip(strip)
         return strip
+
+    def set_rows_size(self, size: Size) -> None:
+        """The document's size (its width, its rows) changed: its scrollbars sized again, in this frame.
+
+        Setting ``virtual_size`` asks for a layout of the whole screen (it is a layout reactive), though
+        nothing else moves when a view's rows change: the layout then sizes this view's scrollbars, and
+        refreshes both scrollbars of every view whose sizes it rechecks, which the screen draws in a frame
+        of their own after the step's. Here the scrollbars are sized as that layout would size them
+        (``_scroll_update``: the bar's window, the scroll offset kept in range); a scrollbar that comes or
+        goes still asks for the layout (``show_vertical_scrollbar`` is a layout reactive). Before the first
+        layout there is nothing to size: the reactive, as usual."""
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted or not self.container_size:
+            self.virtual_size = size
+            return
+        self.set_reactive(CursorRows.virtual_size, size)
+        self._scroll_update(size)
 
     def on_focus(self) -> None:
         self.refresh()
