@@ -11,7 +11,10 @@ Side by side in one run, each the median of ``--repeat`` tries:
   result is on screen;
 - step latency: a key (j at the first index, k at the last) to the frame that shows the
   new index, p50 and p95 over ``--steps`` keys at each end;
-- peak memory of the turnscope process (VmHWM) after stepping.
+- peak memory of the turnscope process (VmHWM) after stepping;
+- the floor of a step, measured the same way in the same pty: ``bench/redraw_floor.py``, a minimal
+  Textual app whose whole 120x40 screen is drawn again with new text on every ``j`` (laid out like
+  the stepper, and as one Line API widget), its p50/p95/max and CPU per key beside turnscope's.
 The targets (issue 4): first screen <= 1.5x the baseline; step p95 <= 50 ms, no worse at
 the last index than at the first.
 
@@ -186,6 +189,27 @@ def turnscope(path: Path, total: int, steps: int, checkout: Path = ROOT) -> dict
         term.close()
 
 
+def floor(total: int, steps: int, layout: str) -> dict:
+    """``bench/redraw_floor.py``: Textual drawing its whole screen again on each key, stepped as turnscope is."""
+    term = Term([sys.executable, str(ROOT / "bench" / "redraw_floor.py"), str(total), "--layout", layout])
+    try:
+        term.until(f"message 0 of {total}")
+        cpu0 = term.cpu()
+        times = [term.key(b"j", f"message {n} of {total}") for n in range(1, steps + 1)]
+        return {"steps": times, "step_cpu": (term.cpu() - cpu0) / steps}
+    finally:
+        term.close()
+
+
+FLOORS = (("ours", "laid out like the stepper"), ("one", "one Line API widget"))
+
+
+def report_floor(label: str, steps: list[float], cpu: float) -> None:
+    ms = [t * 1000 for t in steps]
+    print(f"  {label:52} p50 {pct(ms, 50):5.1f} ms  p95 {pct(ms, 95):5.1f} ms  max {max(ms):5.1f} ms  "
+          f"CPU {cpu * 1000:5.1f} ms a step")
+
+
 #: Runs turnscope with its analyses in a thread of the app (``thread``, as before issue 13) or as shipped.
 LAUNCH = ("import sys\nfrom tui.app.screens.stepper import StepperScreen\nmode = sys.argv.pop(1)\n"
           "if mode == 'thread':\n    StepperScreen.process_from = 1 << 62\n"
@@ -300,6 +324,13 @@ def report_user(path: Path, total: int, steps: int, pace: float, before: Path | 
                   f"{max(after):4.0f}ms {r['after_cpu'] * 1000:6.1f}ms "
                   f"{r['app_peak']:5.0f} MB {r['app_peak'] / mb:3.1f}x {r['worker_peak']:5.0f} MB "
                   f"{r['worker_peak'] / mb:3.1f}x")
+        if way == "pty":  # the floor in the same pty: Textual drawing its whole screen again on each key
+            for layout, label in FLOORS:
+                r = floor(total, 40, layout)
+                after = [t * 1000 for t in r["steps"]]
+                print(f"{'pty floor: ' + layout:22} {'':6} {'':11} {'':6} {'':6} {'':9} {pct(after, 50):8.1f}ms "
+                      f"{pct(after, 95):4.0f}ms {max(after):4.0f}ms {r['step_cpu'] * 1000:6.1f}ms  ({label}, "
+                      f"bench/redraw_floor.py)")
 
 
 def pct(values: list[float], p: float) -> float:
@@ -337,12 +368,15 @@ def main() -> int:
         report_user(path, total, args.user_steps, args.pace, args.before, args.before_process)
         return 0
     loads_runs, hello_runs, results, before = [], [], [], []
+    floors: dict[str, list[dict]] = {}
     for _ in range(args.repeat):  # interleaved, so a busy moment on a shared machine hits all alike
         loads_runs.append(bare_orjson(path))
         hello_runs.append(hello_first_screen())
         if args.before is not None:
             before.append(turnscope(path, total, args.steps, args.before))
         results.append(turnscope(path, total, args.steps))
+        for layout, _ in FLOORS:
+            floors.setdefault(layout, []).append(floor(total, 2 * args.steps, layout))
     loads, hello = statistics.median(w for w, _ in loads_runs), statistics.median(w for w, _ in hello_runs)
     loads_cpu = statistics.median(c for _, c in loads_runs)
     hello_cpu = statistics.median(c for _, c in hello_runs)
@@ -369,6 +403,16 @@ def main() -> int:
     print(f"step at the last index     p50 {pct(tail, 50):5.1f} ms  p95 {pct(tail, 95):5.1f} ms  (target p95 <= 50 ms)")
     print(f"step CPU (app, all threads) {statistics.median(r['step_cpu'] for r in results) * 1000:5.1f} ms a step "
           f"(median of the tries' means)")
+    print("a step beside its floor (Textual drawing the whole 120x40 screen again with new text on each key, "
+          "bench/redraw_floor.py), same pty, same tries:")
+    report_floor("turnscope, j and k (both ends)", [t for r in results for t in r["head"] + r["tail"]],
+                 statistics.median(r["step_cpu"] for r in results))
+    if before:
+        report_floor("--before, j and k", [t for r in before for t in r["head"] + r["tail"]],
+                     statistics.median(r["step_cpu"] for r in before))
+    for layout, label in FLOORS:
+        report_floor(f"floor, {label}", [t for r in floors[layout] for t in r["steps"]],
+                     statistics.median(r["step_cpu"] for r in floors[layout]))
     print(f"peak memory (VmHWM)        {max(r['peak'] for r in results):6.0f} MB for a "
           f"{path.stat().st_size / 1e6:,.0f} MB file")
     if before:

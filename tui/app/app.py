@@ -22,7 +22,7 @@ from textual.filter import LineFilter
 from tui.app import app_messages as events
 from tui.app import keys
 from tui.app.legible_lines import LegibleLines, severity_colours
-from tui.app.safe_lines import VisibleLines
+from tui.app.safe_lines import ThenVisible, VisibleLines
 from tui.app.screens.picker import PickerScreen
 from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
@@ -57,7 +57,7 @@ class TurnscopeApp(App):
                  load_options: LoadOptions | None = None, diff: tuple[str, Run] | None = None,
                  follower: Follower | None = None, cache_dir: Path | None = None,
                  experiment: tuple[Experiment, str | None] | None = None) -> None:
-        self._legible: LegibleLines | None = None  # before super().__init__: Textual may ask for the filters
+        self._our_filter: ThenVisible | None = None  # before super().__init__: Textual may ask for the filters
         super().__init__()
         self.initial = (path, runs, run, at, view)
         self.state_dir = state_dir
@@ -101,11 +101,13 @@ class TurnscopeApp(App):
 
     def get_line_filters(self) -> list[LineFilter]:
         """Textual's filters (NO_COLOR, ...); under NO_COLOR ``LegibleLines`` (no text below 4.5:1 contrast);
-        then ``VisibleLines``: no line drawn sends a control character."""
-        if self._legible is None:
+        then ``VisibleLines``: no line drawn sends a control character. Ours are one filter
+        (``ThenVisible``): a filter costs a new strip for each new line it passes."""
+        if self._our_filter is None:
             theme = self.ansi_theme_dark if self.current_theme.dark else self.ansi_theme_light
-            self._legible = LegibleLines() if self.no_color else LegibleLines(severity_colours(theme))
-        return [*super().get_line_filters(), self._legible, _VISIBLE_LINES]
+            self._our_filter = ThenVisible(LegibleLines() if self.no_color else LegibleLines(severity_colours(theme)),
+                                        _VISIBLE_LINES)
+        return [*super().get_line_filters(), self._our_filter]
 
     # -- routing -------------------------------------------------------------------------
 

@@ -64,30 +64,47 @@ class LegibleLines(LineFilter):
     """Every text colour lifted to a 4.5:1 contrast with the background it is drawn on; with ``only``, just
     those colours (in colour, the severities' reds and yellows: on a cursor row's tint too)."""
 
+    #: Styles lifted (or None: left as they are) by (style, background): a step draws the same few styles
+    #: on every new line, so each is measured once; dropped whole past this many.
+    MEMO = 4096
+
     def __init__(self, only: frozenset[RGB] | None = None, enabled: bool = True) -> None:
         super().__init__(enabled=enabled)
         self.only = only
+        self._memo: dict[tuple[Style, RGB], Style | None] = {}
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         base = background.rgb
-        out = []
-        for segment in segments:
+        memo = self._memo
+        out = None  # a copy only once a segment changes
+        for n, segment in enumerate(segments):
             style = segment.style
-            if style is None or segment.control or not segment.text.strip():
-                out.append(segment)
+            if style is None or segment.control:
                 continue
-            fg, bg = _rgb(style.color), _rgb(style.bgcolor) or base
-            if style.reverse:  # the text is drawn in the background colour, on the foreground colour
-                text, under = bg, fg or base
-            else:
-                text, under = fg, bg
-            if text is None or (self.only is not None and text not in self.only) or contrast(text, under) >= MIN_CONTRAST:
-                out.append(segment)
+            try:
+                new = memo[style, base]
+            except KeyError:
+                if len(memo) > self.MEMO:
+                    memo.clear()
+                new = memo[style, base] = self._lifted(style, base)
+            if new is None or not segment.text or segment.text.isspace():
                 continue
-            new = RichColor.from_rgb(*lifted(text, under))
-            style = style + (Style(bgcolor=new) if style.reverse else Style(color=new))
-            out.append(Segment(segment.text, style, segment.control))
-        return out
+            if out is None:
+                out = list(segments)
+            out[n] = Segment(segment.text, new, segment.control)
+        return segments if out is None else out
+
+    def _lifted(self, style: Style, base: RGB) -> Style | None:
+        """``style`` with its text colour lifted to read against what it is drawn on, or None: it reads."""
+        fg, bg = _rgb(style.color), _rgb(style.bgcolor) or base
+        if style.reverse:  # the text is drawn in the background colour, on the foreground colour
+            text, under = bg, fg or base
+        else:
+            text, under = fg, bg
+        if text is None or (self.only is not None and text not in self.only) or contrast(text, under) >= MIN_CONTRAST:
+            return None
+        new = RichColor.from_rgb(*lifted(text, under))
+        return style + (Style(bgcolor=new) if style.reverse else Style(color=new))
 
 
 def severity_colours(theme) -> frozenset[RGB]:  # noqa: ANN001 - a rich TerminalTheme

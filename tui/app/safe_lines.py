@@ -8,6 +8,10 @@ send ESC, BEL, a C1 control or a bidi override, nor draw invisible text (tag cha
 characters, variation selectors): each is drawn visibly, as ``tui.core.safe.visible`` shows it. Those
 characters take no cell on screen, so the escapes would widen the line; the line is cut back
 to the width it was laid out with (the end of that one line is lost, never the layout).
+
+``ThenVisible`` runs another filter and then this one as a single line filter: Textual makes a new
+strip (with its caches) for every filter every new line passes through, and a step draws a hundred
+or more new lines.
 """
 
 from __future__ import annotations
@@ -31,3 +35,14 @@ class VisibleLines(LineFilter):
         shown = [segment if segment.control else Segment(visible(segment.text), segment.style)
                  for segment in segments]
         return list(Segment.adjust_line_length(shown, width, pad=True))
+
+
+class ThenVisible(LineFilter):
+    """``first``, then ``VisibleLines``, as one line filter (one new strip per line drawn, not two)."""
+
+    def __init__(self, first: LineFilter, visible: VisibleLines) -> None:
+        super().__init__()
+        self.first, self.visible = first, visible
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return self.visible.apply(self.first.apply(segments, background), background)

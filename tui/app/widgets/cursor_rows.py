@@ -13,12 +13,15 @@ lists share.
 
 from __future__ import annotations
 
+from math import ceil
 from typing import Callable, Hashable
 
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from tui.app.render.lines import segments
@@ -28,6 +31,23 @@ def text_strip(text: Text, console: Console, width: int) -> Strip:
     """One row of text as a strip exactly ``width`` cells wide, never wrapped."""
     text.no_wrap, text.end = True, ""
     return Strip(segments(text, console)).crop_extend(0, width, Style.null())
+
+
+def same_bar(bar: ScrollBar, old: float, new: float) -> bool:
+    """Whether vertical scrollbar ``bar`` draws the same at position ``new`` as at ``old`` (its sizes as
+    they are), asked of Textual's own drawing of the bar."""
+    if old == new:
+        return True
+    size = bar.size.height
+    window = bar.window_size if bar.window_size < bar.window_virtual_size else 0
+    if not size:
+        return False
+
+    def drawn(position: float) -> list:
+        return bar.renderer.render_bar(size=size, virtual_size=ceil(bar.window_virtual_size), window_size=ceil(window),
+                                       position=position, thickness=bar.thickness, vertical=True).segments
+
+    return drawn(old) == drawn(new)
 
 
 class StripCache:
@@ -101,6 +121,40 @@ class CursorRows(ScrollView, can_focus=True):
         if row == self.cursor and (self.has_focus or not self.CURSOR_NEEDS_FOCUS):
             strip = self.cursor_strip(strip)
         return strip
+
+    def set_rows_size(self, size: Size) -> None:
+        """The document's size (its width, its rows) changed: its scrollbars sized again, in this frame.
+
+        Setting ``virtual_size`` asks for a layout of the whole screen (it is a layout reactive), though
+        nothing else moves when a view's rows change: the layout then sizes this view's scrollbars, and
+        refreshes both scrollbars of every view whose sizes it rechecks, which the screen draws in a frame
+        of their own after the step's. Here the scrollbars are sized as that layout would size them
+        (``_scroll_update``: the bar's window, the scroll offset kept in range); a scrollbar that comes or
+        goes still asks for the layout (``show_vertical_scrollbar`` is a layout reactive). Before the first
+        layout there is nothing to size: the reactive, as usual."""
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted or not self.container_size:
+            self.virtual_size = size
+            return
+        self.set_reactive(CursorRows.virtual_size, size)
+        self._scroll_update(size)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolled: the rows drawn again (as ``ScrollView`` does), the scrollbar only when its thumb moves.
+
+        A list of 30,000 rows scrolled by one row moves its thumb by a thirtieth of a cell, which draws
+        the same bar: Textual draws the bar again whenever its position changes (every row on a step
+        past the bottom of the list, some 2 ms of the step). Its position is set either way; the bar is
+        drawn again only when ``ScrollBarRender.render_bar`` (Textual's own) draws a different bar."""
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar
+            if same_bar(bar, bar.position, bar.validate_position(new_value)):
+                bar.set_reactive(ScrollBar.position, bar.validate_position(new_value))
+            else:
+                bar.position = new_value
+        if round(old_value) != round(new_value):
+            self.refresh(self.size.region)
 
     def on_focus(self) -> None:
         self.refresh()

@@ -87,12 +87,7 @@ class LineView(CursorRows):
     def _layout(self) -> None:
         self._doc = PartLayout(self._parts, self._width())
         self._strips.clear()
-        size = Size(self._doc.width, len(self._doc))
-        if size != self.virtual_size:
-            # The public way, as Textual's Log and RichLog do: it asks for one layout of the screen in
-            # the next frame (measured at 1.6 ms for the stepper, once per frame however many steps it
-            # draws), which sizes this view's scrollbars.
-            self.virtual_size = size
+        self.set_rows_size(Size(self._doc.width, len(self._doc)))
         self.refresh()
         width = self._doc.width
         pending = [p for p in self._parts if isinstance(p, Wrapped) and p.pending(width)]
