@@ -65,8 +65,10 @@ class Term:
                "LINES": str(ROWS), "TURNSCOPE_STATE_DIR": str(ROOT / "bench" / "out" / "state")}
         env.pop("NO_COLOR", None)
         self.start = time.perf_counter()
+        # in the checkout: ``python -m`` puts the working directory before PYTHONPATH, so a bench started
+        # from this checkout's root ran this checkout's turnscope for --before too
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True,
-                                     start_new_session=True)
+                                     start_new_session=True, cwd=checkout)
         os.close(slave)
         self.raw = b""  # everything the process wrote so far
         self.log: list[tuple[float, int]] = []  # (when, length of ``raw`` then): when each chunk arrived
