@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
@@ -23,20 +24,23 @@ from tui.app import app_messages as events
 from tui.app import keys
 from tui.app.legible_lines import LegibleLines, severity_colours
 from tui.app.safe_lines import ThenVisible, VisibleLines
-from tui.app.screens.picker import PickerScreen
-from tui.app.screens.run_list import RunListScreen
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
 from tui.core import collector
-from tui.core.branch.experiment import Experiment
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 from tui.core.run_links import RunLinks
 from tui.core.safe import one_line
 from tui.core.view.run_view import RunView
 from tui.formats import load_runs, open_run
-from tui.formats.follow import Follower, Following
 from tui.formats.options import LoadOptions
+
+if TYPE_CHECKING:  # the picker, a file's run list, experiments and following are imported when first used:
+    # a start on a run shows none of them first
+    from tui.app.screens.picker import PickerScreen
+    from tui.app.screens.run_list import RunListScreen
+    from tui.core.branch.experiment import Experiment
+    from tui.formats.follow import Follower
 
 
 _VISIBLE_LINES = VisibleLines()
@@ -116,13 +120,19 @@ class TurnscopeApp(App):
         """A loaded file: its run list when it holds several and none was named, else the stepper; ``default``
         (a picker row, which describes run 0): the stepper on run 0 over the run list (Escape goes there)."""
         if run is None and len(runs) > 1:
+            from tui.app.screens.run_list import RunListScreen
+
             self.push_screen(RunListScreen(path, runs))
             if not default:
                 return
             run = 0
         chosen = runs[run or 0]
         follower = self.followers.get(path)
-        following = Following(follower, run or 0) if follower is not None else None
+        following = None
+        if follower is not None:
+            from tui.formats.follow import Following
+
+            following = Following(follower, run or 0)
         # The analyses' process loads the file itself (core imports no loader): how, picklable.
         loader = None if following else functools.partial(open_run, path, run or 0, **self.load_options.kwargs())
         screen = StepperScreen(RunView(following.run if following else chosen), at, view, following, loader=loader)
@@ -145,6 +155,8 @@ class TurnscopeApp(App):
 
     def picker(self) -> PickerScreen:
         """The run picker, on this app's places; it counts sessions with the options files are opened with."""
+        from tui.app.screens.picker import PickerScreen
+
         return PickerScreen(self.state_dir, self.claude_home, self.samples, self.cache_dir, self.load_options.kwargs())
 
     @on(events.OpenLinkedRun)
@@ -205,14 +217,15 @@ class TurnscopeApp(App):
     def _chosen(self, event: events.RunChosen) -> None:
         self.load(event.path, event.run, event.follow, event.default)
 
-    @on(RunListScreen.Picked)
-    def _picked(self, event: RunListScreen.Picked) -> None:
+    def on_run_list_screen_picked(self, event: RunListScreen.Picked) -> None:
         self.open_runs(event.path, event.runs, event.run)
 
     def on_runs_loaded(self, event: events.RunsLoaded) -> None:
         self.open_runs(event.path, event.runs, event.run, default=event.default)
 
     def on_load_failed(self, event: events.LoadFailed) -> None:
+        from tui.app.screens.picker import PickerScreen
+
         if isinstance(self.screen, PickerScreen):
             self.screen.show_error(event.text)
         else:
@@ -224,6 +237,8 @@ class TurnscopeApp(App):
     def load(self, path: str, run: int | None, follow: bool = False, default: bool = False) -> None:
         try:
             if follow:
+                from tui.formats.follow import Follower
+
                 follower = Follower(path, **self.load_options.kwargs())
                 runs = follower.runs
                 self.followers[path] = follower

@@ -9,16 +9,20 @@ only place that builds a screen and pushes it, so no screen imports another's cl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from tui.core.branch.experiment import Experiment
-from tui.core.branch.resolvers import Resolver
-from tui.core.branch.runner import Branch
-from tui.core.grammar import Finding
-from tui.core.provenance import Value
-from tui.core.run import Run
-from tui.core.search import Matches
-from tui.core.tokens import TokenReport
+if TYPE_CHECKING:  # names in annotations only: importing the branch runner, provenance and the token report
+    # here put them on every start, before the first screen, which needs none of them
+    from tui.core.branch.experiment import Experiment
+    from tui.core.branch.resolvers import Resolver
+    from tui.core.branch.runner import Branch
+    from tui.core.grammar import Finding
+    from tui.core.provenance import Value
+    from tui.core.run import Run
+    from tui.core.search import Matches
+    from tui.core.tokens import TokenReport
 
 
 class IndexMessage(Message):

@@ -18,7 +18,7 @@ from tui.app.app import TurnscopeApp
 from tui.app.sources import SAMPLES
 from tui.core import collector
 from tui.core import jsonio
-from tui.core.branch import experiment as experiments
+from tui.core.branch.marker import is_experiment
 from tui.core.errors import LoadError, UsageError
 from tui.core.paths import settings
 from tui.core.prefix import check_index
@@ -57,9 +57,11 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
     runs = None
     follower = None
     experiment = experiment_note = None
-    if path is not None and experiments.is_experiment(path):  # an experiment file: its screen over the parent run's stepper
+    if path is not None and is_experiment(path):  # an experiment file: its screen over the parent run's stepper
         if follow or diff is not None:
             raise UsageError(f"{path}: an experiment file opens on its own (no --follow, no --diff)")
+        from tui.core.branch import experiment as experiments  # the branch runner: only for an experiment
+
         experiment, why = experiments.load(path, open_run)
         experiment_note = why
         runs = [experiment.parent] if experiment.parent is not None else None

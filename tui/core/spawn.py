@@ -12,7 +12,6 @@ machine gives its CPU to the app's keys first.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from typing import Any, Callable
@@ -25,6 +24,8 @@ def start(target: Callable[..., None], args: tuple, name: str) -> tuple[Any, Any
     """Start ``target(send, *args)`` in a spawned daemon process: (the process, the end to read from).
 
     The parent's copy of the writing end is closed, so reading gives EOF once the child exits."""
+    import multiprocessing  # when a worker starts, not when the app does
+
     context = multiprocessing.get_context("spawn")
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=target, args=(send, *args), name=name, daemon=True)

@@ -17,6 +17,7 @@ the app builds them.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import getters, on, work
@@ -38,7 +39,6 @@ from tui.app.run_state import RunState
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
-from tui.app.widgets.follow_watch import FollowStarted, FollowWatch
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
@@ -52,18 +52,21 @@ from tui.core.jsonio import atomic_write
 from tui.core.paths import short_path
 from tui.core.prefix import request_at, request_json
 from tui.core.safe import one_line
-from tui.core.content_check import content_findings
 from tui.core.grammar.findings import sort_findings
 from tui.core.search import Matches, search, search_beside
-from tui.core.tokens import TokenReport
 from tui.core.view.analyses import Stopped
 from tui.core.run_links import Link, RunLinks
-from tui.core.view.background import Background
 from tui.core.view.filter import MessageFilter
 from tui.core.view.jumps import JumpList
 from tui.core.view.run_view import RunView
 from tui.core.words import counted
-from tui.formats.follow import Following
+
+if TYPE_CHECKING:  # in annotations only; what follows a file, the content check and the analyses' process are
+    # imported where they are used, after the first screen: importing them is start-up time it does not need
+    from tui.app.widgets.follow_watch import FollowStarted, FollowWatch
+    from tui.core.tokens import TokenReport
+    from tui.core.view.background import Background
+    from tui.formats.follow import Following
 
 #: The largest body ``y`` sends through OSC 52: terminals and tmux refuse or cut larger ones (xterm's
 #: and tmux's buffers are around a megabyte of base64); a larger body is offered as a file instead.
@@ -170,6 +173,8 @@ class StepperScreen(FittedFooter, Screen):
         yield Static(self.status_text(), id="status")
         yield KeysFooter()
         if self.following is not None:
+            from tui.app.widgets.follow_watch import FollowWatch
+
             yield FollowWatch(self.following)
 
     def on_mount(self) -> None:
@@ -501,12 +506,16 @@ class StepperScreen(FittedFooter, Screen):
         self.following.on = on
         if on:
             self.go_to(self.view.total - 1)
+            from tui.app.widgets.follow_watch import FollowWatch
+
             self.query_one(FollowWatch).poll_now()
         else:
             self.header.update(self.header_text(), layout=False)
         self.refresh_bindings()
 
     def on_follow_started(self, event: FollowStarted) -> None:
+        from tui.app.widgets.follow_watch import FollowWatch
+
         self.following = event.following
         self.mount(FollowWatch(event.following))
         self.view.grow(event.following.run)
@@ -520,12 +529,15 @@ class StepperScreen(FittedFooter, Screen):
 
     @work(thread=True, exclusive=True, group="findings")
     def check_run(self) -> None:
+        from tui.core.content_check import content_findings  # with the regex module: after the first screen
+
         run = self.view.run
         self.post_message(events.FindingsReady(sort_findings([*check_run(run), *content_findings(run)])))
 
     @work(thread=True, exclusive=True, group="follow-start")
     def start_following(self) -> None:
-        from tui.formats.follow import Follower
+        from tui.app.widgets.follow_watch import FollowStarted
+        from tui.formats.follow import Follower, Following
 
         source = self.view.run.source
         try:
@@ -802,6 +814,8 @@ class StepperScreen(FittedFooter, Screen):
     def start_background(self) -> None:
         """The check, the token report and every trace in the analyses' process; results come as messages."""
         self.analyses_started = True
+        from tui.core.view.background import Background
+
         self.view.analyses.expect_traces()
         self.background = Background(self.view.run, self.loader, self._delivered)
         self.background.start()

@@ -39,7 +39,7 @@ from tui.core.branch.tally import Arm, Event, Sample, summary
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 
-SUFFIX = ".experiment.json"
+SUFFIX = marker.SUFFIX
 VERSION = 1
 DEFAULT_CONCURRENCY = 4
 #: Attempts per sample when the API keeps answering 429/529/5xx or the network fails.
@@ -48,15 +48,7 @@ BACKOFF_VARIABLE = "TURNSCOPE_EXPERIMENT_BACKOFF"  # seconds of the first pause 
 DONE = ("end_turn", "stop_sequence", "max_tokens", "refusal", "pause_turn", "max_steps", "stopped")
 
 
-def is_experiment(path: str | os.PathLike[str]) -> bool:
-    """The file is an experiment file (by name, or by its first bytes)."""
-    if str(path).endswith(SUFFIX):
-        return True
-    try:
-        with open(path, "rb") as handle:
-            return marker.marks_experiment(handle.read(marker.HEAD))
-    except OSError:
-        return False
+is_experiment = marker.is_experiment
 
 
 def new_path(parent_sha: str, at: int, k: int, data_dir: Any = None) -> Path:
