@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, TextArea
 from app_helpers import REFUND, app_for, screen_text, settle
 from fake_messages_api_stream import FakeMessagesAPI
 
@@ -31,6 +32,9 @@ def branch_app(tmp_path: Path, path=REFUND, at: int = 4, **options):
 
 
 async def type_text(pilot, text: str) -> None:
+    """Type ``text`` as keys, once a text box has the focus (a dialog just pushed focuses its box on mount:
+    keys pressed before that went to the screen, and the first characters were lost on a loaded machine)."""
+    await until(pilot, lambda: isinstance(pilot.app.focused, (Input, TextArea)), what="a text box with the focus")
     await pilot.press(*["space" if c == " " else c for c in text])
 
 
