@@ -8,7 +8,11 @@ answers, before the walk, whether the message *may* hold an event of a key still
 which finds thousands of patterns in one pass; Python's ``re`` would try each at every position)
 of every value's pattern at once. A message it rules out is not walked: the walk would have
 placed nothing in it. A yes only means the message is walked as before, so the index is the
-same whatever the sieve lets through.
+same whatever the sieve lets through. In a message it lets through, each string is asked the
+same question (``Sieve.holds``: its own characters, scanned the same way) before it is read
+as words or parsed as JSON text; the wanted index remembers a short string ruled out (the keys
+sought only become fewer). A pattern matched once all its keys are placed is marked, so its
+later matches cost an index each.
 
 Why a no is safe: every event of a wanted key is bounded. A string is placed whole (the string
 is the value), as a token (a maximal run of ``\\w`` joined by ``- . @ / : +``, or a word run in
@@ -49,6 +53,8 @@ SEP = 0
 #: A byte of the JSON text as the scan reads it: ASCII word bytes themselves, every other one the separator.
 TABLE = bytes(b if b in WORD else SEP for b in range(256))
 _ESCAPES = re.compile(rb"\\[nrtbf]")
+#: What JSON text inside a string may hide a character with (``\\uXXXX``, ``\\/``): such text is walked.
+_HIDDEN = re.compile(rb"\\[u/]")
 #: What a string's pattern is cut at: the characters orjson writes as escapes.
 _UNSAFE = re.compile(r'["\\\x00-\x1f]')
 #: A decimal whose integer part may not be the digits of the float it parses to, past 2**32.
@@ -159,6 +165,7 @@ class Sieve:
         self._big = any(abs(n) >= BIG for n in scope._want_numbers if math.isfinite(n))
         self._wild = wild
         self._keys = list(keys.values())
+        self._placed = bytearray(len(self._keys))  # 1: the pattern's keys are all placed
         self._automaton = BytesAhoCorasick(list(keys), implementation=Implementation.DFA) if keys else None
         self._built = self._count()
         self._stale = 0
@@ -168,6 +175,26 @@ class Sieve:
         """Whether ``message`` may hold an event of a key still sought (False: walking it would place none)."""
         if not isinstance(message, dict):
             return False  # no blocks (``blocks_of``)
+        if not self._count():
+            return False
+        try:
+            data = orjson.dumps(message.get("content"))
+        except (TypeError, orjson.JSONEncodeError):
+            return True
+        return self.may_hold(data)
+
+    def holds(self, text: str) -> bool:
+        """Whether the string ``text`` may hold an event of a key still sought, as a token, a number, a
+        bounded occurrence or inside the JSON text it is (False: walking it would place none). Its
+        characters are what the JSON text of its message spells, without the escapes: the same scan."""
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate
+            return True
+        return self.may_hold(data)
+
+    def may_hold(self, data: bytes) -> bool:
+        """Whether JSON text (or a string's UTF-8) ``data`` may hold an event of a key still sought."""
         count = self._count()
         if not count:
             return False
@@ -175,26 +202,30 @@ class Sieve:
             self._build()
         if self._wild and any(self._sought(*key) for key in self._wild):
             return True
-        try:
-            data = orjson.dumps(message.get("content"))
-        except (TypeError, orjson.JSONEncodeError):
-            return True
-        if b"\\u" in data or b"\\/" in data or (self._big and _BIG.search(data)):
+        escaped = b"\\" in data
+        if (escaped and _HIDDEN.search(data)) or (self._big and _BIG.search(data)):
             return True
         if self._automaton is None:
             return False
-        if b"\\" in data:
+        if escaped:
             data = _ESCAPES.sub(b"  ", data)
         h = b"\x00" + data.translate(TABLE) + b"\x00"
-        keys, sought = self._keys, self._sought
+        keys, sought, placed = self._keys, self._sought, self._placed
         stale = 0
         for pattern, start, _ in self._automaton.find_matches_as_indexes(h, overlapping=True):
+            stale += 1
+            if placed[pattern]:
+                continue
+            live = False
             for key in keys[pattern]:
                 if key is EXPONENT:
                     if _exponent(h, start):
                         return True
+                    live = True
                 elif key is ROUNDING or sought(*key):
                     return True
-                stale += 1
+            if not live:  # every key of the pattern is placed: none will be sought again
+                placed[pattern] = 1
         self._stale += stale
         return False
+

@@ -109,6 +109,8 @@ class WantedScope:
         self._known: set[str] = set()  # words examined with nothing left to place in them
         self._anchored: dict[str, tuple[str, ...]] = {}  # words examined that hold an anchor sought
         self._paths: dict[str, str] = {}
+        self.sieve: Sieve | None = None  # set by ``index_wanted``: which strings may hold a key still sought
+        self._ruled_out: set[str] = set()  # short strings the sieve found no key sought in
 
     # -- answers ---------------------------------------------------------------------------
 
@@ -141,7 +143,7 @@ class WantedScope:
         return self._full
 
     def finish(self) -> None:
-        self._known, self._anchored = set(), {}
+        self._known, self._anchored, self._ruled_out = set(), {}, set()
         if self.text is not None:
             self.text.flush()
 
@@ -174,6 +176,18 @@ class WantedScope:
         if first in NUMBER_STARTS and self._want_numbers and (number := number_key(text)) is not None \
                 and number[1] in self._want_numbers:
             self._number(number[1], Place(index, block, self._path(path), None, None, "key" if is_key else "value"))
+        if self.sieve is not None:
+            short = len(text) < 256
+            if short and text in self._ruled_out:
+                return
+            if not (short and text in self._known) and not self.sieve.holds(text):
+                # No token, number, text or JSON value of a key still sought in it, nor of one sought later
+                # (only fewer are). (A word examined before is not scanned: walking it costs less.)
+                if short:
+                    if len(self._ruled_out) > KNOWN_WORDS:
+                        self._ruled_out.clear()
+                    self._ruled_out.add(text)
+                return
         if add_json_text(self, index, block, path, text, first, depth):
             return
         if self.text is not None:
@@ -340,6 +354,7 @@ def index_wanted(messages: list[Any], values: Iterable[Any], tick: Callable[[], 
     walked = list(messages)
     scope = WantedScope(values, fallback or (lambda: index_messages(walked)))
     sieve = Sieve(scope) if scope.text is None else None  # (the joined text needs every string)
+    scope.sieve = sieve
     for i, message in enumerate(walked):
         if tick is not None:
             tick()
