@@ -145,6 +145,7 @@ class Provenance:
         self.tick = tick  # called before each message is indexed: a worker may pause or stop there
         self._messages: WantedScope | None = None
         self._fixed: Scope | None = None
+        self._firsts: dict[tuple[bool, Any], Place] = {}  # value -> its earliest place in the messages (``find``)
 
     @property
     def messages(self) -> WantedScope:
@@ -162,6 +163,10 @@ class Provenance:
 
     def find(self, value: Any, before: int) -> Place | None:
         """The first place in messages 0..before-1 (else the system prompt or tools) holding ``value``."""
+        cache = (isinstance(value, str), value)
+        known = self._firsts.get(cache)
+        if known is not None and known.index < before:
+            return known
         keys = []
         if isinstance(value, str):
             keys.append(("s", value))
@@ -176,6 +181,11 @@ class Provenance:
                         (best is None or _order(place) < _order(best)):
                     best = place  # (the first of the earliest, as ``min`` gives it)
             if best is not None:
+                if limit is not None:
+                    # The earliest of the value's places in the messages answers every ``before`` past it: a
+                    # place counted later is later than it. (Not so for a text occurrence: a place of the
+                    # value itself, further on, comes first.)
+                    self._firsts[cache] = best
                 return best
             if isinstance(value, str):
                 place = scope.search(value, limit)

@@ -49,6 +49,13 @@ import orjson
 from ahocorasick_rs import BytesAhoCorasick, Implementation
 
 WORD = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+#: ASCII letters and the ASCII characters ``str.split`` splits at: a string of only these is "plain".
+PLAIN = (b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+         b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+PLAIN_CHARS = frozenset(PLAIN.decode("ascii"))
+#: A block's string this long or longer is looked at before the scan: a plain one is left out of it.
+LONG = 1024
+_NOT_PLAIN = re.compile("[^" + re.escape(PLAIN.decode("ascii")) + "]")
 SEP = 0
 #: A byte of the JSON text as the scan reads it: ASCII word bytes themselves, every other one the separator.
 TABLE = bytes(b if b in WORD else SEP for b in range(256))
@@ -133,6 +140,10 @@ class Sieve:
             self._patterns["s", value] = string_patterns(value)
         for value in scope._want_numbers:
             self._patterns["n", value] = number_patterns(value)
+        # Strings sought that a plain string could hold an event of: while there are none, plain strings
+        # are left out of the scan.
+        self._plainish = {value for value in scope._want_strings | scope._seeking if PLAIN_CHARS.issuperset(value)}
+        self._plain_count = -1
         self._build()
 
     def _sought(self, tag: str, value: Any) -> bool:
@@ -177,20 +188,41 @@ class Sieve:
             return False  # no blocks (``blocks_of``)
         if not self._count():
             return False
+        content = message.get("content")
+        if self._plain_free():
+            content = _without_plain(content)
         try:
-            data = orjson.dumps(message.get("content"))
+            data = orjson.dumps(content)
         except (TypeError, orjson.JSONEncodeError):
             return True
         return self.may_hold(data)
+
+    def _plain_free(self) -> bool:
+        """No string still sought is made of ASCII letters and whitespace only. Then a plain string holds no
+        event of a key sought: its tokens are words of letters, it holds no digit (no number), it is no JSON
+        text, and a value occurring in it, or equal to it, would be plain too."""
+        plainish = self._plainish
+        if plainish:
+            count = self._count()
+            if count != self._plain_count:  # some were placed since: those are not sought any more
+                scope = self.scope
+                self._plainish = plainish = {v for v in plainish if v in scope._want_strings or v in scope._seeking}
+                self._plain_count = count
+        return not plainish
 
     def holds(self, text: str) -> bool:
         """Whether the string ``text`` may hold an event of a key still sought, as a token, a number, a
         bounded occurrence or inside the JSON text it is (False: walking it would place none). Its
         characters are what the JSON text of its message spells, without the escapes: the same scan."""
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate
-            return True
+        if text.isascii():
+            data = text.encode("ascii")
+            if not data.translate(None, PLAIN) and self._plain_free():
+                return False
+        else:
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate
+                return True
         return self.may_hold(data)
 
     def may_hold(self, data: bytes) -> bool:
@@ -229,3 +261,27 @@ class Sieve:
         self._stale += stale
         return False
 
+
+def _plain(text: str) -> bool:
+    """``text`` is ASCII letters and whitespace only (a look at its head first: most that are not show it there)."""
+    return text.isascii() and _NOT_PLAIN.search(text, 0, 64) is None and not text.encode("ascii").translate(None, PLAIN)
+
+
+def _without_plain(content: Any) -> Any:
+    """``content`` with its long plain strings (a text block's, a tool result's) made empty: what the scan
+    reads while no plain string can hold a key sought (the blocks are copied, never changed)."""
+    if isinstance(content, str):
+        return "" if len(content) >= LONG and _plain(content) else content
+    if not isinstance(content, list):
+        return content
+    out = None
+    for k, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        for key in ("text", "content"):
+            value = block.get(key)
+            if isinstance(value, str) and len(value) >= LONG and _plain(value):
+                if out is None:
+                    out = list(content)
+                out[k] = block = {**block, key: ""}
+    return content if out is None else out
