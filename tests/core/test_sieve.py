@@ -149,3 +149,35 @@ def test_an_exponent_that_is_none_does_not_stop_the_same_letters_being_read_as_o
     assert sieve.needs(_result('[{"n": 4.471e3}]'))
     assert not sieve.needs(_result('["toolu_01231e3abc"]'))
     assert sieve.holds('[{"n": 4.471e3}]')
+
+
+_PLAIN_TEXT = st.text(alphabet="ab xAB\n\t", max_size=24)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.one_of(_PLAIN_TEXT, _TEXT, _NUMBER_TEXT), min_size=1, max_size=8),
+       extra=st.lists(_PLAIN_TEXT, max_size=4),
+       shapes=st.lists(st.sampled_from(["text", "tool_use", "blocks", "json", "string"]), min_size=1, max_size=8))
+def test_plain_strings_left_out_of_the_scan_keep_every_place(texts, extra, shapes, monkeypatch):
+    """While no string sought is letters and whitespace only, a long plain string (here: any, ``LONG`` 0) is
+    left out of a message's scan and a plain string is ruled out unscanned: the places stand, whether plain
+    values are sought (then nothing is left out) or not."""
+    import tui.core.sieve as sieve_module
+
+    monkeypatch.setattr(sieve_module, "LONG", 0)
+    messages = []
+    for k, text in enumerate(texts):
+        shape = shapes[k % len(shapes)]
+        messages.append({"role": "user", "content": text} if shape == "string" else
+                        {"role": "user", "content": [_block(text, shape), _block(text.upper(), "text")]})
+    _same(messages, _values(texts) + [e for e in extra if len(e) >= 2])
+
+
+def test_a_plain_string_is_scanned_while_a_plain_value_is_sought():
+    plain = "refund late parcel " * 100
+    sieve = _sieve(["cus_8123", "late parcel"])
+    assert sieve.needs(_result(plain)) and sieve.holds(plain)
+    sieve = _sieve(["cus_8123", 4471])
+    assert not sieve.needs(_result(plain)) and not sieve.holds(plain)
+    assert sieve.needs(_result(plain + "cus_8123"))
