@@ -76,8 +76,8 @@ class WantedScope:
         self._full: Scope | None = None
         self._want_strings: set[str] = set()
         self._want_numbers: set[int | float] = set()
-        for value in values:
-            if isinstance(value, str):
+        for value in dict.fromkeys(values):  # (each once: a run's calls repeat their values; 4471 == 4471.0 in
+            if isinstance(value, str):       # a set as in the dict, the first one kept in both)
                 self._want_strings.add(value)
             number = number_key(value)
             if number is not None:
