@@ -101,3 +101,83 @@ def test_a_value_spelled_in_a_way_the_json_text_hides_is_placed_where_the_full_i
         key = ("s", value) if isinstance(value, str) else number_key(value)
         assert full.get(key) is not None or full.search(value, None) is not None, value  # the case holds it
         _same(messages, [value])
+
+
+def _block(text: str, shape: str) -> dict:
+    if shape == "text":
+        return {"type": "text", "text": text}
+    if shape == "tool_use":
+        return {"type": "tool_use", "id": "toolu_1", "name": "step", "input": {"a": text, "b": [text, 1]}}
+    if shape == "nested":
+        return {"type": "tool_result", "tool_use_id": "t",
+                "content": _spelled({"inner": _spelled([text, {"k": text}], True, False)}, False, False)}
+    if shape == "blocks":
+        return {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": text}]}
+    return {"type": "tool_result", "tool_use_id": "t",
+            "content": _spelled([{"note": text, text: 1}], shape == "json-ascii", shape == "json-slashes")}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(st.one_of(_TEXT, _NUMBER_TEXT), min_size=1, max_size=8),
+       shapes=st.lists(st.sampled_from(["text", "tool_use", "nested", "blocks", "json", "json-ascii",
+                                        "json-slashes"]), min_size=1, max_size=8),
+       per=st.integers(1, 4), repeat=st.booleans())
+def test_wanted_places_stand_when_the_sieve_rules_out_strings_of_a_message_it_walks(texts, shapes, per, repeat):
+    """A message the sieve lets through has its strings asked one by one (``Sieve.holds``): those ruled out
+    are not walked, and a short one is remembered as ruled out (fewer keys are sought later, never more).
+    Several strings per message, spelled every way, the same ones again in later messages: the places stand."""
+    blocks = [_block(text, shapes[k % len(shapes)]) for k, text in enumerate(texts)]
+    messages = [{"role": "user", "content": blocks[k:k + per]} for k in range(0, len(blocks), per)]
+    if repeat:
+        messages += [{"role": "assistant", "content": list(reversed(blocks))}, *messages]
+    _same(messages, _values(texts))
+
+
+def test_a_string_that_holds_no_value_sought_is_ruled_out_and_one_that_holds_one_is_not():
+    sieve = _sieve(["cus_8123", 4471, "order=4471"])
+    assert not sieve.holds("toolu_0123abc search_orders 44710")
+    assert sieve.holds("paid by cus_8123")
+    assert sieve.holds('[{"n": 4.471e3}]') and sieve.holds('["\\u0034471"]')  # JSON text hiding a value's digits
+    assert sieve.holds("x\\n4471")  # an escape inside JSON text glues a letter to the digits
+
+
+def test_an_exponent_that_is_none_does_not_stop_the_same_letters_being_read_as_one_later():
+    """A match that decided nothing is remembered only for a pattern whose keys are all placed: ``1e3`` inside
+    an id is no exponent, the same three characters in a number later are."""
+    sieve = _sieve([4471])
+    assert not sieve.needs(_result('["toolu_01231e3abc"]'))
+    assert sieve.needs(_result('[{"n": 4.471e3}]'))
+    assert not sieve.needs(_result('["toolu_01231e3abc"]'))
+    assert sieve.holds('[{"n": 4.471e3}]')
+
+
+_PLAIN_TEXT = st.text(alphabet="ab xAB\n\t", max_size=24)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.one_of(_PLAIN_TEXT, _TEXT, _NUMBER_TEXT), min_size=1, max_size=8),
+       extra=st.lists(_PLAIN_TEXT, max_size=4),
+       shapes=st.lists(st.sampled_from(["text", "tool_use", "blocks", "json", "string"]), min_size=1, max_size=8))
+def test_plain_strings_left_out_of_the_scan_keep_every_place(texts, extra, shapes, monkeypatch):
+    """While no string sought is letters and whitespace only, a long plain string (here: any, ``LONG`` 0) is
+    left out of a message's scan and a plain string is ruled out unscanned: the places stand, whether plain
+    values are sought (then nothing is left out) or not."""
+    import tui.core.sieve as sieve_module
+
+    monkeypatch.setattr(sieve_module, "LONG", 0)
+    messages = []
+    for k, text in enumerate(texts):
+        shape = shapes[k % len(shapes)]
+        messages.append({"role": "user", "content": text} if shape == "string" else
+                        {"role": "user", "content": [_block(text, shape), _block(text.upper(), "text")]})
+    _same(messages, _values(texts) + [e for e in extra if len(e) >= 2])
+
+
+def test_a_plain_string_is_scanned_while_a_plain_value_is_sought():
+    plain = "refund late parcel " * 100
+    sieve = _sieve(["cus_8123", "late parcel"])
+    assert sieve.needs(_result(plain)) and sieve.holds(plain)
+    sieve = _sieve(["cus_8123", 4471])
+    assert not sieve.needs(_result(plain)) and not sieve.holds(plain)
+    assert sieve.needs(_result(plain + "cus_8123"))

@@ -63,12 +63,25 @@ def prose(path: str, value: Any) -> bool:
     several lines, or a sentence. Ids, numbers, amounts, paths and other single tokens are not prose."""
     if not isinstance(value, str):
         return False
-    found = _LAST_KEY.search(path)
-    key = found.group(1) if found and found.group(1) else (orjson.loads(found.group(2)) if found else None)
-    if isinstance(key, str) and key.lower() in PROSE_KEYS:
+    if _prose_key(path):
         return True
     words = value.split()
     return "\n" in value or len(words) >= 4 or (len(words) > 1 and len(value) > 40)
+
+
+_PROSE_PATHS: dict[str, bool] = {}
+
+
+def _prose_key(path: str) -> bool:
+    """Whether the last key of ``path`` names words (``PROSE_KEYS``); remembered per path (a run has few)."""
+    known = _PROSE_PATHS.get(path)
+    if known is None:
+        found = _LAST_KEY.search(path)
+        key = found.group(1) if found and found.group(1) else (orjson.loads(found.group(2)) if found else None)
+        known = isinstance(key, str) and key.lower() in PROSE_KEYS
+        if len(_PROSE_PATHS) < 10_000:
+            _PROSE_PATHS[path] = known
+    return known
 
 
 @dataclass
@@ -132,6 +145,7 @@ class Provenance:
         self.tick = tick  # called before each message is indexed: a worker may pause or stop there
         self._messages: WantedScope | None = None
         self._fixed: Scope | None = None
+        self._firsts: dict[tuple[bool, Any], Place] = {}  # value -> its earliest place in the messages (``find``)
 
     @property
     def messages(self) -> WantedScope:
@@ -149,6 +163,10 @@ class Provenance:
 
     def find(self, value: Any, before: int) -> Place | None:
         """The first place in messages 0..before-1 (else the system prompt or tools) holding ``value``."""
+        cache = (isinstance(value, str), value)
+        known = self._firsts.get(cache)
+        if known is not None and known.index < before:
+            return known
         keys = []
         if isinstance(value, str):
             keys.append(("s", value))
@@ -156,10 +174,19 @@ class Provenance:
         if number is not None:
             keys.append(number)
         for scope, limit in ((self.messages, before), (self.fixed, None)):
-            found = [p for p in (scope.get(k) for k in keys)
-                     if p is not None and (limit is None or p.index < limit)]
-            if found:
-                return min(found, key=lambda p: (p.index if isinstance(p.index, int) else 0, p.block))
+            best = None
+            for key in keys:
+                place = scope.get(key)
+                if place is not None and (limit is None or place.index < limit) and \
+                        (best is None or _order(place) < _order(best)):
+                    best = place  # (the first of the earliest, as ``min`` gives it)
+            if best is not None:
+                if limit is not None:
+                    # The earliest of the value's places in the messages answers every ``before`` past it: a
+                    # place counted later is later than it. (Not so for a text occurrence: a place of the
+                    # value itself, further on, comes first.)
+                    self._firsts[cache] = best
+                return best
             if isinstance(value, str):
                 place = scope.search(value, limit)
                 if place is not None:
@@ -198,6 +225,27 @@ class Provenance:
                     isinstance(b, dict) and b.get("type") in TOOL_USE_TYPES for b in blocks_of(message)):
                 out += [(i, v) for v in self.trace(i).unsourced]
         return out
+
+
+def trace_row(trace: Trace) -> tuple:
+    """``trace`` as plain tuples (what a worker process sends: pickled and unpickled several times faster
+    than the dataclasses); ``trace_of`` makes the same ``Trace`` again."""
+    return (trace.at, trace.tool_uses, [
+        (v.tool_use_id, v.name, v.block, v.path, v.value,
+         None if (p := v.source) is None else (p.index, p.block, p.path, p.start, p.end, p.how),
+         v.trivial, v.by_model, v.prose) for v in trace.values])
+
+
+def trace_of(row: tuple) -> Trace:
+    """The ``Trace`` that ``trace_row`` gave ``row`` for."""
+    at, uses, values = row
+    return Trace(at, uses, [Value(tool_id, name, block, path, value, None if source is None else Place(*source),
+                                  trivial_, by_model, prose_)
+                            for tool_id, name, block, path, value, source, trivial_, by_model, prose_ in values])
+
+
+def _order(place: Place) -> tuple[int, int]:
+    return (place.index if isinstance(place.index, int) else 0, place.block)
 
 
 def _role(message: Any) -> str | None:

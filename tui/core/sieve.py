@@ -8,7 +8,11 @@ answers, before the walk, whether the message *may* hold an event of a key still
 which finds thousands of patterns in one pass; Python's ``re`` would try each at every position)
 of every value's pattern at once. A message it rules out is not walked: the walk would have
 placed nothing in it. A yes only means the message is walked as before, so the index is the
-same whatever the sieve lets through.
+same whatever the sieve lets through. In a message it lets through, each string is asked the
+same question (``Sieve.holds``: its own characters, scanned the same way) before it is read
+as words or parsed as JSON text; the wanted index remembers a short string ruled out (the keys
+sought only become fewer). A pattern matched once all its keys are placed is marked, so its
+later matches cost an index each.
 
 Why a no is safe: every event of a wanted key is bounded. A string is placed whole (the string
 is the value), as a token (a maximal run of ``\\w`` joined by ``- . @ / : +``, or a word run in
@@ -45,10 +49,19 @@ import orjson
 from ahocorasick_rs import BytesAhoCorasick, Implementation
 
 WORD = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+#: ASCII letters and the ASCII characters ``str.split`` splits at: a string of only these is "plain".
+PLAIN = (b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+         b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+PLAIN_CHARS = frozenset(PLAIN.decode("ascii"))
+#: A block's string this long or longer is looked at before the scan: a plain one is left out of it.
+LONG = 1024
+_NOT_PLAIN = re.compile("[^" + re.escape(PLAIN.decode("ascii")) + "]")
 SEP = 0
 #: A byte of the JSON text as the scan reads it: ASCII word bytes themselves, every other one the separator.
 TABLE = bytes(b if b in WORD else SEP for b in range(256))
 _ESCAPES = re.compile(rb"\\[nrtbf]")
+#: What JSON text inside a string may hide a character with (``\\uXXXX``, ``\\/``): such text is walked.
+_HIDDEN = re.compile(rb"\\[u/]")
 #: What a string's pattern is cut at: the characters orjson writes as escapes.
 _UNSAFE = re.compile(r'["\\\x00-\x1f]')
 #: A decimal whose integer part may not be the digits of the float it parses to, past 2**32.
@@ -58,9 +71,10 @@ BIG = 2 ** 32
 _EXPONENTS = [f"{a}{e}{b}".encode() for a in range(10) for e in "eE" for b in [*map(str, range(10)), "\x00"]]
 _ROUNDING = [b"\x00999999", b"\x00000000"]
 #: Rebuild the automaton when the keys still sought fall below this share of those it was built for,
-#: or matches of keys placed since outnumber its patterns this many times (a build costs about that).
-REBUILD = 0.5
-STALE_PER_PATTERN = 4
+#: or matches of keys placed since outnumber its patterns this many times (a placed pattern's match costs
+#: an index; on the 100 MB run a quarter took 7 builds against 16 at a half, and the index less CPU).
+REBUILD = 0.25
+STALE_PER_PATTERN = 64
 EXPONENT, ROUNDING = "exponent", "rounding"
 
 
@@ -118,7 +132,8 @@ class Sieve:
     it still seeks; it reads the scope's sets of keys still sought, which only shrink.
 
     The automaton is rebuilt for the keys still sought when matches of keys placed since it was built
-    (each a few Python operations) have cost about what a build does, or half its keys are placed."""
+    (each a few Python operations) have cost about what a build does, or three quarters of its keys are
+    placed."""
 
     def __init__(self, scope: Any) -> None:
         self.scope = scope
@@ -127,6 +142,10 @@ class Sieve:
             self._patterns["s", value] = string_patterns(value)
         for value in scope._want_numbers:
             self._patterns["n", value] = number_patterns(value)
+        # Strings sought that a plain string could hold an event of: while there are none, plain strings
+        # are left out of the scan.
+        self._plainish = {value for value in scope._want_strings | scope._seeking if PLAIN_CHARS.issuperset(value)}
+        self._plain_count = -1
         self._build()
 
     def _sought(self, tag: str, value: Any) -> bool:
@@ -159,6 +178,7 @@ class Sieve:
         self._big = any(abs(n) >= BIG for n in scope._want_numbers if math.isfinite(n))
         self._wild = wild
         self._keys = list(keys.values())
+        self._placed = bytearray(len(self._keys))  # 1: the pattern's keys are all placed
         self._automaton = BytesAhoCorasick(list(keys), implementation=Implementation.DFA) if keys else None
         self._built = self._count()
         self._stale = 0
@@ -168,6 +188,47 @@ class Sieve:
         """Whether ``message`` may hold an event of a key still sought (False: walking it would place none)."""
         if not isinstance(message, dict):
             return False  # no blocks (``blocks_of``)
+        if not self._count():
+            return False
+        content = message.get("content")
+        if self._plain_free():
+            content = _without_plain(content)
+        try:
+            data = orjson.dumps(content)
+        except (TypeError, orjson.JSONEncodeError):
+            return True
+        return self.may_hold(data)
+
+    def _plain_free(self) -> bool:
+        """No string still sought is made of ASCII letters and whitespace only. Then a plain string holds no
+        event of a key sought: its tokens are words of letters, it holds no digit (no number), it is no JSON
+        text, and a value occurring in it, or equal to it, would be plain too."""
+        plainish = self._plainish
+        if plainish:
+            count = self._count()
+            if count != self._plain_count:  # some were placed since: those are not sought any more
+                scope = self.scope
+                self._plainish = plainish = {v for v in plainish if v in scope._want_strings or v in scope._seeking}
+                self._plain_count = count
+        return not plainish
+
+    def holds(self, text: str) -> bool:
+        """Whether the string ``text`` may hold an event of a key still sought, as a token, a number, a
+        bounded occurrence or inside the JSON text it is (False: walking it would place none). Its
+        characters are what the JSON text of its message spells, without the escapes: the same scan."""
+        if text.isascii():
+            data = text.encode("ascii")
+            if not data.translate(None, PLAIN) and self._plain_free():
+                return False
+        else:
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate
+                return True
+        return self.may_hold(data)
+
+    def may_hold(self, data: bytes) -> bool:
+        """Whether JSON text (or a string's UTF-8) ``data`` may hold an event of a key still sought."""
         count = self._count()
         if not count:
             return False
@@ -175,26 +236,54 @@ class Sieve:
             self._build()
         if self._wild and any(self._sought(*key) for key in self._wild):
             return True
-        try:
-            data = orjson.dumps(message.get("content"))
-        except (TypeError, orjson.JSONEncodeError):
-            return True
-        if b"\\u" in data or b"\\/" in data or (self._big and _BIG.search(data)):
+        escaped = b"\\" in data
+        if (escaped and _HIDDEN.search(data)) or (self._big and _BIG.search(data)):
             return True
         if self._automaton is None:
             return False
-        if b"\\" in data:
+        if escaped:
             data = _ESCAPES.sub(b"  ", data)
         h = b"\x00" + data.translate(TABLE) + b"\x00"
-        keys, sought = self._keys, self._sought
+        keys, sought, placed = self._keys, self._sought, self._placed
         stale = 0
         for pattern, start, _ in self._automaton.find_matches_as_indexes(h, overlapping=True):
+            stale += 1
+            if placed[pattern]:
+                continue
+            live = False
             for key in keys[pattern]:
                 if key is EXPONENT:
                     if _exponent(h, start):
                         return True
+                    live = True
                 elif key is ROUNDING or sought(*key):
                     return True
-                stale += 1
+            if not live:  # every key of the pattern is placed: none will be sought again
+                placed[pattern] = 1
         self._stale += stale
         return False
+
+
+def _plain(text: str) -> bool:
+    """``text`` is ASCII letters and whitespace only (a look at its head first: most that are not show it there)."""
+    return text.isascii() and _NOT_PLAIN.search(text, 0, 64) is None and not text.encode("ascii").translate(None, PLAIN)
+
+
+def _without_plain(content: Any) -> Any:
+    """``content`` with its long plain strings (a text block's, a tool result's) made empty: what the scan
+    reads while no plain string can hold a key sought (the blocks are copied, never changed)."""
+    if isinstance(content, str):
+        return "" if len(content) >= LONG and _plain(content) else content
+    if not isinstance(content, list):
+        return content
+    out = None
+    for k, block in enumerate(content):
+        if not isinstance(block, dict):
+            continue
+        for key in ("text", "content"):
+            value = block.get(key)
+            if isinstance(value, str) and len(value) >= LONG and _plain(value):
+                if out is None:
+                    out = list(content)
+                out[k] = block = {**block, key: ""}
+    return content if out is None else out

@@ -33,15 +33,11 @@ from typing import Any, Callable, Iterable
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.prefixtext import SEPARATOR, PrefixText, _bounded_find
 from tui.core.run import blocks_of
-from tui.core.sieve import Sieve
+from tui.core.sieve import PLAIN, PLAIN_CHARS, Sieve  # noqa: F401 - PLAIN_CHARS also imported from here
 from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, NUMBER_STARTS, Scope, _word, add_json_text,
                                  index_blocks)
 from tui.core.values import Place, number_key, trivial, walk
 
-#: ASCII letters and the ASCII characters ``str.split`` splits at: a string of only these is "plain".
-PLAIN = (b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-         b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
-PLAIN_CHARS = frozenset(PLAIN.decode("ascii"))
 #: Values still sought that a plain string could hold, looked for one by one with ``in`` up to this many.
 PLAIN_FEW = 16
 #: Words remembered as examined. Forgetting them all costs examining the common ones again; the full index
@@ -80,8 +76,8 @@ class WantedScope:
         self._full: Scope | None = None
         self._want_strings: set[str] = set()
         self._want_numbers: set[int | float] = set()
-        for value in values:
-            if isinstance(value, str):
+        for value in dict.fromkeys(values):  # (each once: a run's calls repeat their values; 4471 == 4471.0 in
+            if isinstance(value, str):       # a set as in the dict, the first one kept in both)
                 self._want_strings.add(value)
             number = number_key(value)
             if number is not None:
@@ -109,6 +105,8 @@ class WantedScope:
         self._known: set[str] = set()  # words examined with nothing left to place in them
         self._anchored: dict[str, tuple[str, ...]] = {}  # words examined that hold an anchor sought
         self._paths: dict[str, str] = {}
+        self.sieve: Sieve | None = None  # set by ``index_wanted``: which strings may hold a key still sought
+        self._ruled_out: set[str] = set()  # short strings the sieve found no key sought in
 
     # -- answers ---------------------------------------------------------------------------
 
@@ -141,7 +139,7 @@ class WantedScope:
         return self._full
 
     def finish(self) -> None:
-        self._known, self._anchored = set(), {}
+        self._known, self._anchored, self._ruled_out = set(), {}, set()
         if self.text is not None:
             self.text.flush()
 
@@ -165,6 +163,8 @@ class WantedScope:
 
     def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
                    is_key: bool = False) -> None:
+        if self.sieve is not None and len(text) < 256 and text in self._ruled_out:
+            return  # (the sieve found no event of a key sought in it: not even the string whole, or its number)
         if len(text) <= self._longest and text in self._want_strings:  # (no hash of a long string)
             self.strings[text] = Place(index, block, self._path(path), None, None, "key" if is_key else "value")
             self._want_strings.discard(text)
@@ -174,6 +174,16 @@ class WantedScope:
         if first in NUMBER_STARTS and self._want_numbers and (number := number_key(text)) is not None \
                 and number[1] in self._want_numbers:
             self._number(number[1], Place(index, block, self._path(path), None, None, "key" if is_key else "value"))
+        if self.sieve is not None:
+            short = len(text) < 256
+            if not (short and text in self._known) and not self.sieve.holds(text):
+                # No token, number, text or JSON value of a key still sought in it, nor of one sought later
+                # (only fewer are). (A word examined before is not scanned: walking it costs less.)
+                if short:
+                    if len(self._ruled_out) > KNOWN_WORDS:
+                        self._ruled_out.clear()
+                    self._ruled_out.add(text)
+                return
         if add_json_text(self, index, block, path, text, first, depth):
             return
         if self.text is not None:
@@ -340,6 +350,7 @@ def index_wanted(messages: list[Any], values: Iterable[Any], tick: Callable[[], 
     walked = list(messages)
     scope = WantedScope(values, fallback or (lambda: index_messages(walked)))
     sieve = Sieve(scope) if scope.text is None else None  # (the joined text needs every string)
+    scope.sieve = sieve
     for i, message in enumerate(walked):
         if tick is not None:
             tick()

@@ -101,10 +101,10 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
                 yield "token-messages", [_message_row(m) for m in piece]
             yield "tokens", (report.fixed, report.fixed_kind)
         elif job == "traces":
-            from tui.core.provenance import Provenance
+            from tui.core.provenance import Provenance, trace_row
 
             provenance = Provenance(run)
-            traces = [(n, provenance.trace(n)) for n in tool_turns(run)]
+            traces = [(n, trace_row(provenance.trace(n))) for n in tool_turns(run)]  # tuples: pickled faster
             for piece in _pieces(traces, PIECE // 4):
                 yield "trace-piece", piece
             yield "traces", None
@@ -153,7 +153,9 @@ class Collect:
             self.calls, self.messages = [], []
             return "tokens", report
         elif kind == "trace-piece":
-            self.traces.update(payload)
+            from tui.core.provenance import trace_of
+
+            self.traces.update((n, trace_of(row)) for n, row in payload)
         elif kind == "traces":
             traces, self.traces = self.traces, {}
             return "traces", traces
