@@ -70,7 +70,10 @@ class _ShortTexts(dict):
     def __missing__(self, text: str) -> float:
         if len(self) >= 100_000:  # keep the memory bounded
             self.clear()
-        cost = self[text] = _text_tokens(text)
+        if text.isascii() and text.isprintable() and " " not in text:  # one word (an id, a name, small JSON)
+            cost = self[text] = _ascii_word_cost(text) * SCALE  # what _word_pieces gives for it, uncached
+        else:
+            cost = self[text] = _text_tokens(text)
         return cost
 
 
