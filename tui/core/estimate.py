@@ -53,8 +53,28 @@ THINKING_PROMPT = 25
 
 
 def text_tokens(text: str) -> float:
-    """Estimated tokens of plain text (fractional)."""
+    """Estimated tokens of plain text (fractional); a short text's, computed once per distinct text."""
+    if len(text) < LONG_TEXT:
+        return _SHORT_TEXTS[text]
+    return _text_tokens(text)
+
+
+def _text_tokens(text: str) -> float:
     return (_ascii_pieces(text) if text.isascii() else _pieces(text)) * SCALE
+
+
+class _ShortTexts(dict):
+    """Estimates of short texts (names, ids, small JSON, a line of text), computed once per distinct text: a
+    tool's name, an id (a tool_use's, then its result's) and a small input recur all through a run."""
+
+    def __missing__(self, text: str) -> float:
+        if len(self) >= 100_000:  # keep the memory bounded
+            self.clear()
+        if text.isascii() and text.isprintable() and " " not in text:  # one word (an id, a name, small JSON)
+            cost = self[text] = _ascii_word_cost(text) * SCALE  # what _word_pieces gives for it, uncached
+        else:
+            cost = self[text] = _text_tokens(text)
+        return cost
 
 
 class _WordPieces(dict):
@@ -113,6 +133,7 @@ def _ascii_word_pieces(word: str) -> int:
 
 
 _WORDS = _WordPieces()
+_SHORT_TEXTS = _ShortTexts()
 _WHITESPACE_RUN = re.compile(r"\s{2,}|[^\S ]")  # a run of two or more, or one that is not a space
 _OTHER_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
@@ -169,12 +190,12 @@ def _kind(ch: str) -> str:
 
 
 #: The class string, and from it each kind as the digits of a bit set: letters in base 4 (1 lower, 2 upper)
-#: or base 2, digits, punctuation and underscores in base 2; whitespace as s(pace), t(ab and the rest), n(ewline).
+#: or base 2, digits and underscores in base 2 (punctuation is counted on the class string itself); whitespace
+#: as s(pace), t(ab and the rest), n(ewline).
 _CLASS = _table(_kind)
 _LETTERS4 = _table(lambda c: {"a": "1", "A": "2"}.get(c, "0"))
 _LETTERS2 = _table(lambda c: "1" if c == "a" else "0")
 _DIGITS2 = _table(lambda c: "1" if c == "0" else "0")
-_PUNCTUATION2 = _table(lambda c: "1" if c == "." else "0")
 _UNDERSCORES2 = _table(lambda c: "1" if c == "_" else "0")
 _SPACES = _table(lambda c: {" ": "s", "\t": "t", "\n": "n"}.get(c, "0"))
 _BLANKS = _table(lambda c: "1" if c in "st" else "0")
@@ -187,9 +208,10 @@ def _class_pieces(raw: bytes) -> int | None:
     """``_pieces`` of ASCII bytes from whole-string C-level operations, without a Python step per word: the
     text becomes one class string (``bytes.translate``), each kind of piece a bit set (``int(mask, 2)``, the
     first character the top bit), and the pieces of each kind are counted with shifts, ``&`` and
-    ``bit_count`` (letters: 1, plus 1 per 4 letters past 7; digits ``ceil(n / 3)``; punctuation
-    ``ceil(n / 2)``; underscores ``ceil(n / 4)``). Whitespace: the newlines, plus ``ceil(len / 8)`` for each
-    run without a newline that is not a single space (the runs next to a newline stripped off each line).
+    ``bit_count`` (letters: 1, plus 1 per 4 letters past 7; digits ``ceil(n / 3)``; underscores
+    ``ceil(n / 4)``); punctuation, ``ceil(n / 2)`` a run, with two counts of the class string. Whitespace:
+    the newlines, plus ``ceil(len / 8)`` for each run without a newline that is not a single space (the
+    runs next to a newline stripped off each line).
     None when a run is too long for the bit-set levels (the caller counts by words)."""
     if not raw:
         return 0
@@ -203,7 +225,9 @@ def _class_pieces(raw: bytes) -> int | None:
     if letters is None:
         return None
     total = letters + c.count(b"\n")
-    for kind, table, size in ((b".", _PUNCTUATION2, 2), (b"0", _DIGITS2, 3), (b"_", _UNDERSCORES2, 4)):
+    if b"." in c:  # a run of n costs ceil(n / 2) = n - floor(n / 2), and floor(n / 2) is how often ".." fits in it
+        total += c.count(b".") - c.count(b"..")
+    for kind, table, size in ((b"0", _DIGITS2, 3), (b"_", _UNDERSCORES2, 4)):
         if kind in c:
             runs = _ceil_runs(int(c.translate(table), 2), size)
             if runs is None:
