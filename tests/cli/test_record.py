@@ -404,3 +404,103 @@ def test_a_record_cut_by_a_kill_mid_write_costs_only_that_record(seen_api, recor
     (run,) = load_runs(str(rec.output))
     assert len(run.calls) == 1 and run.messages[-1]["content"][0]["text"] == "one"
     assert any(w.line == 2 for w in run.warnings)  # the cut line is named, not silently dropped
+
+
+def test_a_chunked_request_body_reaches_the_upstream_as_the_same_bytes(seen_api, recorder):
+    # a client that streams its body (curl with a pipe, some HTTP stacks) sends it chunked
+    rec = recorder()
+    seen_api.add(Turn([text("chunks joined")]))
+    body = json.dumps({"model": "claude-fake-1", "max_tokens": 10,
+                       "messages": [{"role": "user", "content": "y" * 3000}]}).encode()
+    pieces = [body[:1000], body[1000:1001], body[1001:]]
+    host, port = rec.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: "
+                           + DUMMY_KEY.encode() + b"\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for piece in pieces:
+            connection.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+            time.sleep(0.05)  # in separate reads at the recorder
+        connection.sendall(b"0\r\n\r\n")
+        answer = http.client.HTTPResponse(connection)
+        answer.begin()
+        assert answer.status == 200 and json.loads(answer.read())["content"][0]["text"] == "chunks joined"
+    assert seen_api.seen[0].body == body
+    assert seen_api.seen[0].headers["content-length"] == str(len(body))
+    assert "transfer-encoding" not in seen_api.seen[0].headers
+    rec.stop()
+    (record,) = lines(rec.output)
+    assert body in rec.output.read_bytes() and record["response"]["status_code"] == 200
+
+
+def test_a_head_request_is_answered_and_the_connection_serves_the_next_request(seen_api, recorder):
+    rec = recorder()
+    host, port = rec.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("HEAD", "/v1/models")
+    head = connection.getresponse()
+    # the fake has no HEAD handler: http.server's 501, from the upstream (the recorder makes no 501)
+    assert head.status == 501 and head.read() == b""
+    connection.request("GET", "/v1/models?limit=1")  # the same connection: the HEAD's answer did not hang it
+    models = connection.getresponse()
+    assert models.status == 200 and json.loads(models.read())["data"][0]["id"] == "claude-fake-1"
+    connection.close()
+    rec.stop()
+    assert [s.method for s in seen_api.seen] == ["GET"]
+
+
+class _KeepAliveThenDrop(threading.Thread):
+    """An HTTP/1.1 upstream that keeps each connection open after its first answer, then closes it
+    under the next request without answering (as a server that timed the idle connection out)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.connections = 0
+        self.answered: list[bytes] = []
+
+    def run(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        with connection:
+            reader = connection.makefile("rb")
+            for answers in (True, False):
+                head = b""
+                while not head.endswith(b"\r\n\r\n"):
+                    byte = reader.read(1)
+                    if not byte:
+                        return
+                    head += byte
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                body = reader.read(length)
+                if not answers:
+                    return  # closed under the second request
+                self.answered.append(body)
+                payload = json.dumps({"id": "msg_k", "type": "message", "role": "assistant", "model": "m",
+                                      "content": [{"type": "text", "text": f"answer {len(self.answered)}"}],
+                                      "stop_reason": "end_turn", "stop_sequence": None,
+                                      "usage": {"input_tokens": 1, "output_tokens": 1}}).encode()
+                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+                                   % (len(payload), payload))
+
+
+def test_a_kept_alive_upstream_connection_closed_under_a_request_is_not_a_502(recorder):
+    upstream = _KeepAliveThenDrop()
+    upstream.start()
+    rec = recorder(upstream=upstream.url)
+    sdk = client(rec.url)
+    texts = [sdk.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": word}]).content[0].text
+             for word in ("one", "two", "three")]
+    upstream.listener.close()
+    assert texts == ["answer 1", "answer 2", "answer 3"]
+    assert upstream.connections >= 2  # the closed connections were replaced, the requests sent again on new ones
+    rec.stop()
+    assert len(lines(rec.output)) == 3 and not any("partial" in r for r in lines(rec.output))
