@@ -504,3 +504,22 @@ def test_a_kept_alive_upstream_connection_closed_under_a_request_is_not_a_502(re
     assert upstream.connections >= 2  # the closed connections were replaced, the requests sent again on new ones
     rec.stop()
     assert len(lines(rec.output)) == 3 and not any("partial" in r for r in lines(rec.output))
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a disk that is always full)")
+def test_a_full_disk_loses_only_the_record_the_agent_is_answered_and_told_nothing_false(seen_api, tmp_path):
+    full = tmp_path / "full.jsonl"
+    full.symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
+    rec = Recorder.start(full, seen_api.url)
+    try:
+        seen_api.add(Turn([text("one")]), Turn([text("two")]))
+        sdk = client(rec.url, timeout=10)
+        answers = [sdk.messages.create(model="claude-fake-1", max_tokens=10,
+                                       messages=[{"role": "user", "content": word}]).content[0].text
+                   for word in ("a", "b")]  # the second on the same kept-alive connection
+    finally:
+        rec.stop()
+    assert answers == ["one", "two"]
+    told = [line for line in rec.stderr.splitlines() if "not recorded" in line]
+    assert len(told) == 2 and all("No space left" in line for line in told)
+    assert "Traceback" not in rec.stderr

@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from tui.core.trouble import say
 from tui.record.recording import Exchange, Recording, is_recorded, safe_url
 
 #: Hop-by-hop headers (RFC 9110 7.6.1), never forwarded on either side.
@@ -126,6 +127,7 @@ class Proxy:
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
         """Listen; returns the base URL to give clients (``http://127.0.0.1:PORT``)."""
         loop = asyncio.get_running_loop()
+        loop.set_exception_handler(_one_line)
         self._server = await loop.create_server(lambda: _Client(self), host, port, backlog=1024,
                                                 reuse_address=True)
         bound = self._server.sockets[0].getsockname()
@@ -617,13 +619,25 @@ class _Exchange:
             else:
                 upstream.transport.close()
         record = self.record
-        if record is not None and self.proxy.recording is not None:
-            record.ended = time.time()
-            if record.response_body is None and record.status is not None:
-                record.response_body, record.encoding_note = _decompressed(
-                    b"".join(self.chunks or ()), _header(record.response_headers, "content-encoding"))
-            self.proxy.recording.append(record)
-        self.client.done(self.complete and self.keep_client and partial is None)
+        try:
+            if record is not None and self.proxy.recording is not None:
+                record.ended = time.time()
+                if record.response_body is None and record.status is not None:
+                    record.response_body, record.encoding_note = _decompressed(
+                        b"".join(self.chunks or ()), _header(record.response_headers, "content-encoding"))
+                self.proxy.recording.append(record)
+        except OSError as exc:  # a full disk: the agent was answered; the user is told what the file lacks
+            say(f"record: cannot write to {self.proxy.recording.path} ({exc.strerror or exc}); "  # type: ignore[union-attr]
+                f"the exchange {record.method} {safe_url(record.url)} is not recorded")  # type: ignore[union-attr]
+        finally:
+            self.client.done(self.complete and self.keep_client and partial is None)
+
+
+def _one_line(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+    """What the loop would print as a traceback, as one line: the agent's terminal is not the
+    place for tracebacks (the recorder shares it)."""
+    exc = context.get("exception")
+    say(f"record: {context.get('message', 'error')}" + (f" ({exc.__class__.__name__}: {exc})" if exc else ""))
 
 
 def _header(headers: list[tuple[str, str]], name: str) -> str:
