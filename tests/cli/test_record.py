@@ -523,3 +523,81 @@ def test_a_full_disk_loses_only_the_record_the_agent_is_answered_and_told_nothin
     told = [line for line in rec.stderr.splitlines() if "not recorded" in line]
     assert len(told) == 2 and all("No space left" in line for line in told)
     assert "Traceback" not in rec.stderr
+
+
+class _TlsUpstream:
+    """An HTTPS upstream with a certificate of its own (made with the openssl tool), streaming an
+    answer in chunks over a kept-alive connection."""
+
+    def __init__(self, folder: Path) -> None:
+        import http.server
+        import ssl
+        import subprocess
+
+        self.cert, key = folder / "cert.pem", folder / "key.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                        str(self.cert), "-days", "2", "-subj", "/CN=localhost", "-addext",
+                        "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+        seen = self.seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                seen.append((self.headers.get("host"), body))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for k in range(3):
+                    event = f"event: ping\ndata: {{\"k\": {k}}}\n\n".encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"https://localhost:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def _post(url: str, body: bytes, times: int = 1) -> list[tuple[int, bytes]]:
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    answers = []
+    for _ in range(times):  # on the one kept-alive connection
+        connection.request("POST", "/v1/messages", body=body, headers={"content-type": "application/json",
+                                                                       "x-api-key": DUMMY_KEY})
+        response = connection.getresponse()
+        answers.append((response.status, response.read()))
+    connection.close()
+    return answers
+
+
+@pytest.mark.skipif(not __import__("shutil").which("openssl"), reason="needs the openssl tool to make a certificate")
+def test_an_https_upstream_is_verified_and_streams_through(tmp_path):
+    upstream = _TlsUpstream(tmp_path)
+    body = b'{"model":"claude-fake-1","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}'
+    trusted = Recorder.start(tmp_path / "trusted.jsonl", upstream.url, env={"SSL_CERT_FILE": str(upstream.cert)})
+    try:
+        answers = _post(trusted.url, body, times=2)
+    finally:
+        trusted.stop()
+    events = b"".join(f"event: ping\ndata: {{\"k\": {k}}}\n\n".encode() for k in range(3))
+    assert answers == [(200, events)] * 2
+    assert upstream.seen == [(upstream.url.removeprefix("https://"), body)] * 2  # the upstream's own Host
+    assert len(lines(trusted.output)) == 2
+    untrusted = Recorder.start(tmp_path / "untrusted.jsonl", upstream.url)  # the system's CAs: not this one
+    try:
+        ((status, answer),) = _post(untrusted.url, body)
+    finally:
+        untrusted.stop()
+    upstream.server.shutdown()
+    assert status == 502 and "CERTIFICATE_VERIFY_FAILED" in json.loads(answer)["error"]["message"]
+    assert len(upstream.seen) == 2  # nothing reached it unverified
