@@ -404,3 +404,200 @@ def test_a_record_cut_by_a_kill_mid_write_costs_only_that_record(seen_api, recor
     (run,) = load_runs(str(rec.output))
     assert len(run.calls) == 1 and run.messages[-1]["content"][0]["text"] == "one"
     assert any(w.line == 2 for w in run.warnings)  # the cut line is named, not silently dropped
+
+
+def test_a_chunked_request_body_reaches_the_upstream_as_the_same_bytes(seen_api, recorder):
+    # a client that streams its body (curl with a pipe, some HTTP stacks) sends it chunked
+    rec = recorder()
+    seen_api.add(Turn([text("chunks joined")]))
+    body = json.dumps({"model": "claude-fake-1", "max_tokens": 10,
+                       "messages": [{"role": "user", "content": "y" * 3000}]}).encode()
+    pieces = [body[:1000], body[1000:1001], body[1001:]]
+    host, port = rec.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: "
+                           + DUMMY_KEY.encode() + b"\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for piece in pieces:
+            connection.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+            time.sleep(0.05)  # in separate reads at the recorder
+        connection.sendall(b"0\r\n\r\n")
+        answer = http.client.HTTPResponse(connection)
+        answer.begin()
+        assert answer.status == 200 and json.loads(answer.read())["content"][0]["text"] == "chunks joined"
+    assert seen_api.seen[0].body == body
+    assert seen_api.seen[0].headers["content-length"] == str(len(body))
+    assert "transfer-encoding" not in seen_api.seen[0].headers
+    rec.stop()
+    (record,) = lines(rec.output)
+    assert body in rec.output.read_bytes() and record["response"]["status_code"] == 200
+
+
+def test_a_head_request_is_answered_and_the_connection_serves_the_next_request(seen_api, recorder):
+    rec = recorder()
+    host, port = rec.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.request("HEAD", "/v1/models")
+    head = connection.getresponse()
+    # the fake has no HEAD handler: http.server's 501, from the upstream (the recorder makes no 501)
+    assert head.status == 501 and head.read() == b""
+    connection.request("GET", "/v1/models?limit=1")  # the same connection: the HEAD's answer did not hang it
+    models = connection.getresponse()
+    assert models.status == 200 and json.loads(models.read())["data"][0]["id"] == "claude-fake-1"
+    connection.close()
+    rec.stop()
+    assert [s.method for s in seen_api.seen] == ["GET"]
+
+
+class _KeepAliveThenDrop(threading.Thread):
+    """An HTTP/1.1 upstream that keeps each connection open after its first answer, then closes it
+    under the next request without answering (as a server that timed the idle connection out)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.connections = 0
+        self.answered: list[bytes] = []
+
+    def run(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        with connection:
+            reader = connection.makefile("rb")
+            for answers in (True, False):
+                head = b""
+                while not head.endswith(b"\r\n\r\n"):
+                    byte = reader.read(1)
+                    if not byte:
+                        return
+                    head += byte
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                body = reader.read(length)
+                if not answers:
+                    return  # closed under the second request
+                self.answered.append(body)
+                payload = json.dumps({"id": "msg_k", "type": "message", "role": "assistant", "model": "m",
+                                      "content": [{"type": "text", "text": f"answer {len(self.answered)}"}],
+                                      "stop_reason": "end_turn", "stop_sequence": None,
+                                      "usage": {"input_tokens": 1, "output_tokens": 1}}).encode()
+                connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+                                   % (len(payload), payload))
+
+
+def test_a_kept_alive_upstream_connection_closed_under_a_request_is_not_a_502(recorder):
+    upstream = _KeepAliveThenDrop()
+    upstream.start()
+    rec = recorder(upstream=upstream.url)
+    sdk = client(rec.url)
+    texts = [sdk.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": word}]).content[0].text
+             for word in ("one", "two", "three")]
+    upstream.listener.close()
+    assert texts == ["answer 1", "answer 2", "answer 3"]
+    assert upstream.connections >= 2  # the closed connections were replaced, the requests sent again on new ones
+    rec.stop()
+    assert len(lines(rec.output)) == 3 and not any("partial" in r for r in lines(rec.output))
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a disk that is always full)")
+def test_a_full_disk_loses_only_the_record_the_agent_is_answered_and_told_nothing_false(seen_api, tmp_path):
+    full = tmp_path / "full.jsonl"
+    full.symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
+    rec = Recorder.start(full, seen_api.url)
+    try:
+        seen_api.add(Turn([text("one")]), Turn([text("two")]))
+        sdk = client(rec.url, timeout=10)
+        answers = [sdk.messages.create(model="claude-fake-1", max_tokens=10,
+                                       messages=[{"role": "user", "content": word}]).content[0].text
+                   for word in ("a", "b")]  # the second on the same kept-alive connection
+    finally:
+        rec.stop()
+    assert answers == ["one", "two"]
+    told = [line for line in rec.stderr.splitlines() if "not recorded" in line]
+    assert len(told) == 2 and all("No space left" in line for line in told)
+    assert "Traceback" not in rec.stderr
+
+
+class _TlsUpstream:
+    """An HTTPS upstream with a certificate of its own (made with the openssl tool), streaming an
+    answer in chunks over a kept-alive connection."""
+
+    def __init__(self, folder: Path) -> None:
+        import http.server
+        import ssl
+        import subprocess
+
+        self.cert, key = folder / "cert.pem", folder / "key.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                        str(self.cert), "-days", "2", "-subj", "/CN=localhost", "-addext",
+                        "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+        seen = self.seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                seen.append((self.headers.get("host"), body))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for k in range(3):
+                    event = f"event: ping\ndata: {{\"k\": {k}}}\n\n".encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"https://localhost:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def _post(url: str, body: bytes, times: int = 1) -> list[tuple[int, bytes]]:
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    answers = []
+    for _ in range(times):  # on the one kept-alive connection
+        connection.request("POST", "/v1/messages", body=body, headers={"content-type": "application/json",
+                                                                       "x-api-key": DUMMY_KEY})
+        response = connection.getresponse()
+        answers.append((response.status, response.read()))
+    connection.close()
+    return answers
+
+
+@pytest.mark.skipif(not __import__("shutil").which("openssl"), reason="needs the openssl tool to make a certificate")
+def test_an_https_upstream_is_verified_and_streams_through(tmp_path):
+    upstream = _TlsUpstream(tmp_path)
+    body = b'{"model":"claude-fake-1","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}'
+    trusted = Recorder.start(tmp_path / "trusted.jsonl", upstream.url, env={"SSL_CERT_FILE": str(upstream.cert)})
+    try:
+        answers = _post(trusted.url, body, times=2)
+    finally:
+        trusted.stop()
+    events = b"".join(f"event: ping\ndata: {{\"k\": {k}}}\n\n".encode() for k in range(3))
+    assert answers == [(200, events)] * 2
+    assert upstream.seen == [(upstream.url.removeprefix("https://"), body)] * 2  # the upstream's own Host
+    assert len(lines(trusted.output)) == 2
+    untrusted = Recorder.start(tmp_path / "untrusted.jsonl", upstream.url)  # the system's CAs: not this one
+    try:
+        ((status, answer),) = _post(untrusted.url, body)
+    finally:
+        untrusted.stop()
+    upstream.server.shutdown()
+    assert status == 502 and "CERTIFICATE_VERIFY_FAILED" in json.loads(answer)["error"]["message"]
+    assert len(upstream.seen) == 2  # nothing reached it unverified
