@@ -270,8 +270,11 @@ def user_path(path: Path, total: int, mode: str, steps: int, pace: float, tmux: 
         env = {**os.environ, "PYTHONPATH": str(checkout),
                "TURNSCOPE_STATE_DIR": str(ROOT / "bench" / "out" / "state")}
         env.pop("NO_COLOR", None)
+        # started in the checkout (-c): ``python -c`` puts the working directory before PYTHONPATH, so the
+        # session began where the bench was started timed this checkout for --before as well
         subprocess.run(["tmux", "-L", TMUX_SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "bench",
-                        "-x", str(COLS), "-y", str(ROWS), shlex.join(command)], check=True, env=env)
+                        "-c", str(checkout), "-x", str(COLS), "-y", str(ROWS), shlex.join(command)],
+                       check=True, env=env)
         term = Term(["tmux", "-L", TMUX_SOCKET, "attach", "-t", "bench"])
     else:
         term = Term(command, checkout)

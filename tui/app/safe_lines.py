@@ -38,11 +38,31 @@ class VisibleLines(LineFilter):
 
 
 class ThenVisible(LineFilter):
-    """``first``, then ``VisibleLines``, as one line filter (one new strip per line drawn, not two)."""
+    """``first``, then ``VisibleLines``, as one line filter (one new strip per line drawn, not two); a line
+    filtered before (the same segments on the same background) is answered from a memo.
+
+    Textual filters every line it draws again (a new strip each time: its line caches are by position), so
+    a list scrolled by one row sends the same 36 lines through the filters again at other places; both
+    filters look only at the segments and the background, so the answer is the one given before."""
+
+    #: Lines remembered; dropped whole past this many.
+    MEMO = 4096
 
     def __init__(self, first: LineFilter, visible: VisibleLines) -> None:
         super().__init__()
         self.first, self.visible = first, visible
+        self._memo: dict[tuple, list[Segment]] = {}
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        return self.visible.apply(self.first.apply(segments, background), background)
+        key = (background, *segments)
+        try:
+            return self._memo[key]
+        except KeyError:
+            pass
+        except TypeError:  # a segment that cannot be a key (not one Rich or Textual makes): filtered as it is
+            return self.visible.apply(self.first.apply(segments, background), background)
+        memo = self._memo
+        if len(memo) >= self.MEMO:
+            memo.clear()
+        out = memo[key] = self.visible.apply(self.first.apply(segments, background), background)
+        return out

@@ -89,6 +89,12 @@ SHORT_TITLES = {"request": "Req", "raw": "Raw", "account": "Acct", "problems": "
                 "response": "Resp"}
 
 
+def same_text(a: Text, b: Text | None) -> bool:
+    """Whether ``a`` draws as ``b`` does: the same characters, spans and base style (``Text.__eq__`` leaves
+    the base style out)."""
+    return b is not None and a == b and a.style == b.style and a.justify == b.justify
+
+
 class AnalysesFailed(Message):
     """The analyses' process could not analyse the run (it changed on disk, say): analyse it here."""
 
@@ -162,7 +168,8 @@ class StepperScreen(FittedFooter, Screen):
         with Horizontal(id="panes"):
             yield MessageList(self.view, id="messages").data_bind(StepperScreen.run_state)
             with Vertical(id="right"):
-                yield Static(self.tabs_text(self.view_name), id="tabs")
+                self._tabs_drawn = self.tabs_text(self.view_name)
+                yield Static(self._tabs_drawn, id="tabs")
                 with ContentSwitcher(initial=self.view_name, id="views"):
                     yield RequestPane(self.view, id="request")
                     yield RawView(self.view.run, id="raw")
@@ -170,7 +177,8 @@ class StepperScreen(FittedFooter, Screen):
                     yield ProblemsView(self.view, id="problems").data_bind(StepperScreen.run_state)
                     yield TokensView(self.view, id="tokens").data_bind(StepperScreen.run_state)
                     yield ResponseView(self.view, id="response")
-        yield Static(self.status_text(), id="status")
+        self._status_drawn = self.status_text()
+        yield Static(self._status_drawn, id="status")
         yield KeysFooter()
         if self.following is not None:
             from tui.app.widgets.follow_watch import FollowWatch
@@ -331,7 +339,7 @@ class StepperScreen(FittedFooter, Screen):
 
     def on_resize(self) -> None:
         self.header.update(self.header_text(), layout=False)
-        self.call_after_refresh(lambda: self.tabs.update(self.tabs_text(self.view_name)))
+        self.call_after_refresh(lambda: self.show_tabs(self.view_name))
         if self.zoomed or self.split_share != SPLIT_WIDE or self.split_rows != SPLIT_NARROW:
             self.call_after_refresh(self.apply_split)
 
@@ -369,9 +377,18 @@ class StepperScreen(FittedFooter, Screen):
     def show_view(self, name: str) -> None:
         self.view_name = name
         self.views.current = name
-        self.tabs.update(self.tabs_text(name))
+        self.show_tabs(name)
         self._show_current()
         self._focus_view(name)
+
+    def show_tabs(self, name: str) -> None:
+        """The tabs row drawn again when its text changed. Without a layout: the row is one line high
+        whatever it says (``#tabs``), and a layout of the whole screen (the footer's keys, both lists' bars)
+        cost 100-200 ms of the first step after the first screen, which a resize's tabs update asked for."""
+        text = self.tabs_text(name)
+        if not same_text(text, self._tabs_drawn):
+            self._tabs_drawn = text
+            self.tabs.update(text, layout=False)
 
     def _focus_view(self, name: str) -> None:
         focused = self.focused
@@ -383,7 +400,14 @@ class StepperScreen(FittedFooter, Screen):
             self.message_list.focus()
 
     def describe_status(self) -> None:
-        self.status.update(self.status_text())
+        text = self.status_text()
+        if not same_text(text, self._status_drawn):  # the same words: nothing to draw (a step with links asks each time)
+            self.set_status(text)
+
+    def set_status(self, text: Text) -> None:
+        """The status line says ``text`` (every update goes through here: ``describe_status`` compares)."""
+        self._status_drawn = text
+        self.status.update(text)
 
     def status_text(self) -> Text:
         """The findings, the search and the links of this place; the key hints go first when it is too long."""
@@ -700,7 +724,7 @@ class StepperScreen(FittedFooter, Screen):
     def action_search(self) -> None:
         def answer(value: str | None) -> None:
             if value:
-                self.status.update(Text(f"searching every block for {one_line(value[:60])!r} …", "italic"))
+                self.set_status(Text(f"searching every block for {one_line(value[:60])!r} …", "italic"))
                 self.run_search(value, self.index)
 
         previous = self.matches.query if self.matches is not None else ""
@@ -753,7 +777,7 @@ class StepperScreen(FittedFooter, Screen):
             {"problems": self.problems, "tokens": self.tokens_view}.get(self.view_name, self.request).focus()
         if self.message_list.display:
             self.call_after_refresh(self.message_list.follow_cursor)
-        self.call_after_refresh(lambda: self.tabs.update(self.tabs_text(self.view_name)))
+        self.call_after_refresh(lambda: self.show_tabs(self.view_name))
 
     def action_copy(self) -> None:
         self.copy_request(self.index)
@@ -949,7 +973,7 @@ class StepperScreen(FittedFooter, Screen):
     def on_load_failed(self, event: events.LoadFailed) -> None:
         """The file to diff against cannot be loaded: one line, in the status bar and as a notification."""
         event.stop()
-        self.status.update(Text.assemble(("cannot diff: ", "bold"), one_line(event.text)))
+        self.set_status(Text.assemble(("cannot diff: ", "bold"), one_line(event.text)))
         self.notify(event.text, title="Cannot diff", severity="error", markup=False)
 
     # -- branch: ``b`` edits the request at N, ``B`` lists the run's branches ---------------

@@ -17,9 +17,10 @@ from math import ceil
 from typing import Callable, Hashable
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
@@ -28,9 +29,19 @@ from tui.app.render.lines import segments
 
 
 def text_strip(text: Text, console: Console, width: int) -> Strip:
-    """One row of text as a strip exactly ``width`` cells wide, never wrapped."""
+    """One row of text as a strip exactly ``width`` cells wide, never wrapped: padded as
+    ``Strip.crop_extend`` pads, in one strip rather than the two or three it makes."""
     text.no_wrap, text.end = True, ""
-    return Strip(segments(text, console)).crop_extend(0, width, Style.null())
+    row = segments(text, console)
+    length = Segment.get_line_length(row)
+    if length < width:
+        row.append(Segment(" " * (width - length), _NULL))
+    elif length > width:
+        return Strip(row, length).crop(0, width)
+    return Strip(row, width)
+
+
+_NULL = Style.null()
 
 
 def same_bar(bar: ScrollBar, old: float, new: float) -> bool:
@@ -92,6 +103,8 @@ class CursorRows(ScrollView, can_focus=True):
         self.cursor = 0
         self._painted = 0  # the row last drawn as the cursor by ``move_cursor``: drawn again when it moves
         self._strips = StripCache(self.CACHE_LIMIT)
+        #: While ``render_lines`` draws: (scroll row, width, row count, cursor shown).
+        self._drawing: tuple[int, int, int, bool] | None = None
 
     # -- what a subclass says ------------------------------------------------------------
 
@@ -112,13 +125,28 @@ class CursorRows(ScrollView, can_focus=True):
 
     # -- drawing -------------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``: what every row asks (the scroll, the width, the row count, whether the
+        cursor shows) asked once for them all, not once a row (Textual works out the widget's regions
+        again on each ask: some 40 microseconds, 70 rows a step)."""
+        self._drawing = (self.scroll_offset.y, self.scrollable_content_region.width, self.row_count(),
+                       self.has_focus or not self.CURSOR_NEEDS_FOCUS)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = None
+
     def render_line(self, y: int) -> Strip:
-        row = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
-        if row >= self.row_count():
-            return Strip.blank(width, Style.null())
+        frame = self._drawing
+        if frame is None:  # not from ``render_lines``
+            frame = (self.scroll_offset.y, self.scrollable_content_region.width, self.row_count(),
+                     self.has_focus or not self.CURSOR_NEEDS_FOCUS)
+        top, width, count, cursor_shown = frame
+        row = top + y
+        if row >= count:
+            return Strip.blank(width, _NULL)
         strip = self._strips.get((row, width), lambda: text_strip(self.line_text(row, width), self.app.console, width))
-        if row == self.cursor and (self.has_focus or not self.CURSOR_NEEDS_FOCUS):
+        if row == self.cursor and cursor_shown:
             strip = self.cursor_strip(strip)
         return strip
 

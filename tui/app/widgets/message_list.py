@@ -73,6 +73,8 @@ class MessageList(CursorRows):
         self.show_latency = False
         #: The message indices shown while a filter is on (``&``), in order; None: every row.
         self.shown: list[int] | None = None
+        #: The cursor's ``▶`` drawn once (by the console it was drawn for).
+        self._arrow: tuple[object, list] | None = None
 
     # -- attributes down -----------------------------------------------------------------
 
@@ -170,7 +172,10 @@ class MessageList(CursorRows):
 
     def cursor_strip(self, strip: Strip) -> Strip:
         """The cursor row: ``▶`` in its first cell (it reads without colour)."""
-        return super().cursor_strip(Strip([*Strip(segments(Text("▶", "bold"), self.app.console)), *strip.crop(1)]))
+        console = self.app.console
+        if self._arrow is None or self._arrow[0] is not console:
+            self._arrow = (console, segments(Text("▶", "bold"), console))
+        return super().cursor_strip(Strip([*self._arrow[1], *strip.crop(1)]))
 
     # -- keys and clicks (messages up) ---------------------------------------------------
 

@@ -151,12 +151,18 @@ class RequestPane(LineView):
         role = view.role(i) if is_run_message else str(message.get("role") if isinstance(message, dict) else "?")
         mark = palette.MARK.get(view.severity(i)) if is_run_message else None
         head = sections.message_head(i, role, view.producers[i], view.stop_reason(i), True, mark)
-        key = (i, id(message), tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
+        return [Rows([head], ("message", i)), *self._body(i, message, is_run_message)]
+
+    def _body(self, i: int, message, is_run_message: bool, rows: int | None = None) -> list[Part]:
+        """Message ``i``'s block parts (``rows``: the rows a folded block shows; the output's are more),
+        kept by what they show: a step draws message N as the output and, next, as the last message open."""
+        key = (i, id(message), rows, tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
         body = self._cache.get(key)
         if body is None:
-            body = self._cache[key] = message_parts(i, message, self.blocks_open,
-                                                        marks=added_blocks(view.run, i) if is_run_message else None)
-        return [Rows([head], ("message", i)), *body]
+            marks = added_blocks(self.view.run, i) if is_run_message else None
+            body = self._cache[key] = (message_parts(i, message, self.blocks_open, marks=marks) if rows is None
+                                       else message_parts(i, message, self.blocks_open, rows, marks))
+        return body
 
     def _output(self, n: int) -> list[Part]:
         view = self.view
@@ -167,7 +173,7 @@ class RequestPane(LineView):
         found = view.findings_at(n)
         if found:
             parts.append(Rows(sections.finding_rows(found)))
-        parts += message_parts(n, view.run.messages[n], self.blocks_open, OUTPUT_ROWS, added_blocks(view.run, n))
+        parts += self._body(n, view.run.messages[n], True, OUTPUT_ROWS)
         call = view.run.call_for(n)
         if call is not None and returned_differs(call, view.run.messages[n]):  # the seeds' rewritten turn
             parts.append(Rows([Text(f" what model call {view.run.call_index(n) + 1} returned (differs from the "
