@@ -601,3 +601,31 @@ def test_an_https_upstream_is_verified_and_streams_through(tmp_path):
     upstream.server.shutdown()
     assert status == 502 and "CERTIFICATE_VERIFY_FAILED" in json.loads(answer)["error"]["message"]
     assert len(upstream.seen) == 2  # nothing reached it unverified
+
+
+def test_credentials_in_the_upstream_url_are_sent_as_basic_auth_and_never_written(seen_api, recorder, tmp_path):
+    """A gateway behind ``--upstream https://user:pass@host`` gets Basic credentials when the agent sends no
+    ``Authorization`` of its own (an agent's own header wins); the password is in no written byte."""
+    import base64
+
+    password = "gw-pass-9d2e71SECRET"
+    host = seen_api.url.split("://", 1)[1]
+    rec = recorder(upstream=f"http://gate%40way:{password}@{host}")
+    seen_api.add(Turn([text("one")]), Turn([text("two")]))
+    port = int(rec.url.rsplit(":", 1)[1])
+    plain = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # an agent that sends x-api-key only
+    plain.request("POST", "/v1/messages", body=json.dumps({"model": "claude-fake-1", "max_tokens": 10, "messages": [
+        {"role": "user", "content": "a"}]}), headers={"x-api-key": DUMMY_KEY, "content-type": "application/json",
+                                                     "anthropic-version": "2023-06-01"})
+    assert plain.getresponse().read() and plain.close() is None
+    anthropic.Anthropic(base_url=rec.url, api_key=DUMMY_KEY, max_retries=0,
+                        default_headers={"authorization": "Bearer own-token"}).messages.create(
+        model="claude-fake-1", max_tokens=10, messages=[{"role": "user", "content": "b"}])
+    rec.stop()
+    first, second = (seen.headers for seen in seen_api.seen)
+    assert first["authorization"] == "Basic " + base64.b64encode(f"gate@way:{password}".encode()).decode()
+    assert second["authorization"] == "Bearer own-token"
+    assert first["host"] == host  # userinfo is not a Host
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()) + (rec.stdout + rec.stderr).encode()
+    assert len(lines(rec.output)) == 2
+    assert password.encode() not in written and base64.b64encode(f"gate@way:{password}".encode()) not in written

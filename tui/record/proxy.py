@@ -31,12 +31,13 @@ forwarded and not kept.
 from __future__ import annotations
 
 import asyncio
+import base64
 import collections
 import socket
 import ssl
 import time
 import zlib
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httptools
 
@@ -118,6 +119,12 @@ class Proxy:
         explicit = parts.port is not None and parts.port != (443 if self._secure else 80)
         self._host_header = host + (b":%d" % parts.port if explicit else b"")  # userinfo is not a Host
         self._prefix = parts.path.rstrip("/").encode()
+        #: ``--upstream https://user:pass@gateway``: Basic credentials for a gateway, sent (never recorded) when the
+        #: agent sends no ``Authorization`` of its own, as aiohttp's client did before.
+        self._basic: bytes | None = None
+        if parts.username is not None:
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+            self._basic = b"Authorization: Basic " + base64.b64encode(pair) + b"\r\n"
         self._ssl: ssl.SSLContext | None = ssl.create_default_context() if self._secure else None
         self._idle: collections.deque[_Upstream] = collections.deque()
         self._clients: set[_Client] = set()
@@ -389,6 +396,8 @@ class _Exchange:
                 lines.append(b"%s: %s\r\n" % (name, value))
             if kept is not None and lower not in _NOT_RECORDED:
                 kept.append((_text(name), _text(value)))
+        if self.proxy._basic is not None and not any(name.lower() == b"authorization" for name, _ in request.headers):
+            lines.append(self.proxy._basic)
         if request.body or request.method in _WITH_BODY:
             lines.append(b"Content-Length: %d\r\n" % len(request.body))
         lines.append(b"\r\n")
