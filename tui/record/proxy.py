@@ -419,9 +419,10 @@ class _Exchange:
         try:
             upstream = await self.proxy.connect()
         except asyncio.CancelledError:
-            return  # the client went away while we connected: client_gone ended the exchange
+            return  # the recorder is stopping
         except (OSError, asyncio.TimeoutError, ssl.SSLError) as exc:
-            self._answer_502(str(exc) or exc.__class__.__name__)
+            if not self.ended:
+                self._answer_502(str(exc) or exc.__class__.__name__)
             return
         finally:
             self.connecting = None
@@ -608,8 +609,8 @@ class _Exchange:
                                    if self.answering else
                                    "the client disconnected before the answer began; the upstream request was cancelled")
         self.keep_upstream = False
-        if self.connecting is not None:
-            self.connecting.cancel()
+        # a connection being made is not cancelled: a cancel that lands as it completes loses the transport
+        # (asyncio.wait_for), which then stays open; made, it is closed at once (_connect sees `ended`)
         if self.upstream is not None:
             self.upstream.exchange = None
             self.upstream.transport.close()
