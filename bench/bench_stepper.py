@@ -373,7 +373,8 @@ def main() -> int:
     compiled(ROOT, *([args.before] if args.before is not None else []))
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
-    path = make(out / f"large.{'jsonl' if args.format == 'jsonl' else 'json'}", _size(args.size), args.format)
+    size = "" if args.size.upper() == "100MB" else "-" + args.size.lower()  # a 1 GB run beside the 100 MB one
+    path = make(out / f"large{size}.{'jsonl' if args.format == 'jsonl' else 'json'}", _size(args.size), args.format)
     from tui.formats import open_run
 
     run = open_run(str(path))

@@ -6,3 +6,12 @@ app for the CLI, the tests and the screenshot script. ``app.py`` composes and ro
 ``sections``, ``rawbody``, ``search`` and ``sources`` are the plain-Python pieces they draw
 from. Only this package imports Textual.
 """
+
+import os
+
+#: Textual draws a frame when something changed, on a timer of 1/TEXTUAL_FPS seconds resumed by the change:
+#: at its default 60 a step's key waited for that tick after its work was done, about 16 ms of a 44 ms step
+#: on a 100 MB run (bench/bench_stepper.py: p50 44 ms at 60, 29-32 ms at 120, the same CPU). A user's own
+#: TEXTUAL_FPS is kept; set before this package's first Textual import, which is the only one in turnscope.
+FRAMES_PER_SECOND = "120"
+os.environ.setdefault("TEXTUAL_FPS", FRAMES_PER_SECOND)
