@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         if args.file is not None or args.at is not None or _edit_given(args) or args.output or args.samples:
             raise UsageError("--resume takes only the branch file (plus --resolver, --max-steps, --json)")
-        from tui.core.branch.experiment import is_experiment
+        from tui.core.branch.marker import is_experiment
 
         if is_experiment(args.resume):
             from tui.commands import branch_experiment

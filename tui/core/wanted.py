@@ -33,11 +33,13 @@ from typing import Any, Callable, Iterable
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.prefixtext import SEPARATOR, PrefixText, _bounded_find
 from tui.core.run import blocks_of
-from tui.core.sieve import PLAIN, PLAIN_CHARS, Sieve  # noqa: F401 - PLAIN_CHARS also imported from here
+from tui.core.sieve import PLAIN, PLAIN_CHARS, Sieve
 from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, NUMBER_STARTS, Scope, _word, add_json_text,
                                  index_blocks)
 from tui.core.values import Place, number_key, trivial, walk
 
+#: A string the sieve rules out is remembered (not scanned again) when shorter than this.
+RULED_OUT_BELOW = 256
 #: Values still sought that a plain string could hold, looked for one by one with ``in`` up to this many.
 PLAIN_FEW = 16
 #: Words remembered as examined. Forgetting them all costs examining the common ones again; the full index
@@ -163,7 +165,7 @@ class WantedScope:
 
     def add_string(self, index: int | str, block: int, path: str, text: str, depth: int = 0,
                    is_key: bool = False) -> None:
-        if self.sieve is not None and len(text) < 256 and text in self._ruled_out:
+        if self.sieve is not None and len(text) < RULED_OUT_BELOW and text in self._ruled_out:
             return  # (the sieve found no event of a key sought in it: not even the string whole, or its number)
         if len(text) <= self._longest and text in self._want_strings:  # (no hash of a long string)
             self.strings[text] = Place(index, block, self._path(path), None, None, "key" if is_key else "value")
@@ -175,7 +177,7 @@ class WantedScope:
                 and number[1] in self._want_numbers:
             self._number(number[1], Place(index, block, self._path(path), None, None, "key" if is_key else "value"))
         if self.sieve is not None:
-            short = len(text) < 256
+            short = len(text) < RULED_OUT_BELOW
             if not (short and text in self._known) and not self.sieve.holds(text):
                 # No token, number, text or JSON value of a key still sought in it, nor of one sought later
                 # (only fewer are). (A word examined before is not scanned: walking it costs less.)

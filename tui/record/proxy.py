@@ -388,15 +388,17 @@ class _Exchange:
         lines = [b"%s %s%s HTTP/1.1\r\nHost: %s\r\n" % (request.method, self.proxy._prefix, request.target,
                                                          self.proxy._host_header)]
         kept: list[tuple[str, str]] | None = [] if recorded else None
+        authorized = False  # the agent forwards an Authorization of its own: no Basic from --upstream's URL
         for name, value in request.headers:
             lower = name.lower()
             if lower in _HOP or lower in named:
                 continue
             if lower not in _RESET_ON_REQUEST:
                 lines.append(b"%s: %s\r\n" % (name, value))
+                authorized = authorized or lower == b"authorization"
             if kept is not None and lower not in _NOT_RECORDED:
                 kept.append((_text(name), _text(value)))
-        if self.proxy._basic is not None and not any(name.lower() == b"authorization" for name, _ in request.headers):
+        if self.proxy._basic is not None and not authorized:
             lines.append(self.proxy._basic)
         if request.body or request.method in _WITH_BODY:
             lines.append(b"Content-Length: %d\r\n" % len(request.body))

@@ -129,19 +129,19 @@ class CursorRows(ScrollView, can_focus=True):
         """The rows in ``crop``: what every row asks (the scroll, the width, the row count, whether the
         cursor shows) asked once for them all, not once a row (Textual works out the widget's regions
         again on each ask: some 40 microseconds, 70 rows a step)."""
-        self._drawing = (self.scroll_offset.y, self.scrollable_content_region.width, self.row_count(),
-                       self.has_focus or not self.CURSOR_NEEDS_FOCUS)
+        self._drawing = self._rows_asked()
         try:
             return super().render_lines(crop)
         finally:
             self._drawing = None
 
+    def _rows_asked(self) -> tuple[int, int, int, bool]:
+        """What every row drawn asks: the scroll row, the width, the row count, whether the cursor shows."""
+        return (self.scroll_offset.y, self.scrollable_content_region.width, self.row_count(),
+                self.has_focus or not self.CURSOR_NEEDS_FOCUS)
+
     def render_line(self, y: int) -> Strip:
-        frame = self._drawing
-        if frame is None:  # not from ``render_lines``
-            frame = (self.scroll_offset.y, self.scrollable_content_region.width, self.row_count(),
-                     self.has_focus or not self.CURSOR_NEEDS_FOCUS)
-        top, width, count, cursor_shown = frame
+        top, width, count, cursor_shown = self._drawing or self._rows_asked()  # or: not from ``render_lines``
         row = top + y
         if row >= count:
             return Strip.blank(width, _NULL)
@@ -177,8 +177,9 @@ class CursorRows(ScrollView, can_focus=True):
         drawn again only when ``ScrollBarRender.render_bar`` (Textual's own) draws a different bar."""
         if self.show_vertical_scrollbar:
             bar = self.vertical_scrollbar
-            if same_bar(bar, bar.position, bar.validate_position(new_value)):
-                bar.set_reactive(ScrollBar.position, bar.validate_position(new_value))
+            position = bar.validate_position(new_value)
+            if same_bar(bar, bar.position, position):
+                bar.set_reactive(ScrollBar.position, position)
             else:
                 bar.position = new_value
         if round(old_value) != round(new_value):

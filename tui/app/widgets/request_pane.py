@@ -19,7 +19,7 @@ from tui.app import keys
 from tui.app.app_messages import IndexMessage
 from tui.app.render import sections
 from tui.app.render import styles as palette
-from tui.app.render.blocks import OUTPUT_ROWS, message_parts
+from tui.app.render.blocks import FOLD_ROWS, OUTPUT_ROWS, message_parts
 from tui.app.render.lines import Mark, Part, Rows, Target
 from tui.app.render.traceparts import trace_parts
 from tui.app.widgets.lineview import LineView
@@ -153,15 +153,14 @@ class RequestPane(LineView):
         head = sections.message_head(i, role, view.producers[i], view.stop_reason(i), True, mark)
         return [Rows([head], ("message", i)), *self._body(i, message, is_run_message)]
 
-    def _body(self, i: int, message, is_run_message: bool, rows: int | None = None) -> list[Part]:
+    def _body(self, i: int, message, is_run_message: bool, rows: int = FOLD_ROWS) -> list[Part]:
         """Message ``i``'s block parts (``rows``: the rows a folded block shows; the output's are more),
         kept by what they show: a step draws message N as the output and, next, as the last message open."""
         key = (i, id(message), rows, tuple(sorted((x for x in self.blocks_open if _of_message(x) == i), key=repr)))
         body = self._cache.get(key)
         if body is None:
             marks = added_blocks(self.view.run, i) if is_run_message else None
-            body = self._cache[key] = (message_parts(i, message, self.blocks_open, marks=marks) if rows is None
-                                       else message_parts(i, message, self.blocks_open, rows, marks))
+            body = self._cache[key] = message_parts(i, message, self.blocks_open, rows, marks)
         return body
 
     def _output(self, n: int) -> list[Part]:

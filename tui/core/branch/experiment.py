@@ -39,7 +39,6 @@ from tui.core.branch.tally import Arm, Event, Sample, summary
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
 
-SUFFIX = marker.SUFFIX
 VERSION = 1
 DEFAULT_CONCURRENCY = 4
 #: Attempts per sample when the API keeps answering 429/529/5xx or the network fails.
@@ -48,16 +47,13 @@ BACKOFF_VARIABLE = "TURNSCOPE_EXPERIMENT_BACKOFF"  # seconds of the first pause 
 DONE = ("end_turn", "stop_sequence", "max_tokens", "refusal", "pause_turn", "max_steps", "stopped")
 
 
-is_experiment = marker.is_experiment
-
-
 def new_path(parent_sha: str, at: int, k: int, data_dir: Any = None) -> Path:
     base = store.new_path(parent_sha, at, data_dir)
-    return base.with_name(base.name[:-len(store.SUFFIX)] + f"-x{k}" + SUFFIX)
+    return base.with_name(base.name[:-len(store.SUFFIX)] + f"-x{k}" + marker.SUFFIX)
 
 
 def samples_folder(path: Path) -> Path:
-    return path.with_name(path.name[:-len(SUFFIX)] + ".samples") if path.name.endswith(SUFFIX) \
+    return path.with_name(path.name[:-len(marker.SUFFIX)] + ".samples") if path.name.endswith(marker.SUFFIX) \
         else path.with_name(path.name + ".samples")
 
 
