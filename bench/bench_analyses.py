@@ -1,6 +1,7 @@
 """Time and peak memory of the review analyses (token report, provenance) on a 100 MB run, measured, not asserted.
 
     python bench/bench_analyses.py [--size 100MB] [--no-app] [--messages 200000] [--big 1GB] [--before DIR]
+                                   [--only-analysed] [--tries N]
 
 Measurements, each in a fresh process:
 - headless: the run loaded as the stepper loads it, then what the stepper's worker does
@@ -14,13 +15,18 @@ Measurements, each in a fresh process:
 - ``token_report`` on generated runs of N/4 and N short messages (no large texts): if it
   is linear the second takes about 4x the first;
 - time to fully analysed (issue 13): headless, the stepper's analyses' processes
-  (``tui.core.view.background``: they load the file themselves) from start until every result
-  is in, beside the same work one job after another in one process (``headless`` above, the
-  app's thread as before) and, with ``--before DIR``, that of another checkout (main before
-  issue 13); in the app, from spawn until the provenance notes are counted, with the analyses in
-  a process (the default) and in the app's thread;
-- each analyses' process's peak memory (VmHWM, sampled while it runs) against the file size (issue 13's
-  target: 2.5x), beside those of the ``--before`` checkout;
+  (``tui.core.view.background``) from their start (the run loaded) until every result is read:
+  forked from the loaded run as the app starts on a file (``fork_early``, where the checkout has
+  it), and spawned (each loads the file: a run opened later in the app), beside the same work one
+  job after another in one process (``headless`` above) and, with ``--before DIR``, that of another
+  checkout (main before issue 13); in the app (``python -m tui FILE`` in a pty: the real path, the
+  forked one where the checkout forks), from spawn until the provenance notes are counted, this
+  checkout and ``--before``'s interleaved (``--tries N``: medians), and once with the analyses in
+  the app's thread;
+- CPU (user + system) of each analyses' process and of the app until then, sampled while they run;
+- memory, sampled while they run: each process's peak VmHWM (RSS: a forked child's counts the pages it
+  still shares with the app) and peak USS (its own pages: what it really adds), and the peak of all the
+  processes' PSS summed (each shared page counted once); issue 13's target: 2.5x the file per process;
 - with ``--big 1GB``: the same for a run of that size generated under /tmp (never committed),
   beside the 100 MB one, with the ratio (linear: about 10x).
 """
@@ -83,24 +89,34 @@ print(time.perf_counter() - t)
 WORKERS = """
 import functools, os, sys, threading, time, orjson
 sys.path.insert(0, sys.argv[2])
+mode = sys.argv[3]  # fork: as the app starts on a file (forked before any thread, if this checkout can); spawn
 t = time.perf_counter()
-from tui.core.view.background import Background
+from tui.core import collector
+from tui.core.view import background as bg
 from tui.formats import open_run
 run = open_run(sys.argv[1])
+collector.keep_out_loaded()  # as launch.py does before the app starts
 loaded = time.perf_counter() - t
 done, got = threading.Event(), {}
 def deliver(kind, value):
     got[kind] = time.perf_counter() - start
     if kind in ("done", "failed"):
         done.set()
-start = time.perf_counter()
-background = Background(run, functools.partial(open_run, sys.argv[1]), deliver)
+start, cpu0 = time.perf_counter(), time.process_time()
+forked = mode == "fork" and hasattr(bg, "fork_early") and bg.fork_early(run)
+background = bg.Background(run, functools.partial(open_run, sys.argv[1]), deliver)
 background.start()
-peaks, cpus = {}, {}
+peaks, cpus, uss, pss, readers = {}, {}, {}, [], {}
 def hwm(pid):
     try:
         return next(int(l.split()[1]) / 1024 for l in open(f'/proc/{pid}/status') if l.startswith('VmHWM'))
     except (OSError, StopIteration):
+        return None
+def rollup(pid):  # (USS, PSS) MB now: the pages only this process has; its share of every page it maps
+    try:
+        f = {l.split(':')[0]: int(l.split()[1]) for l in open(f'/proc/{pid}/smaps_rollup') if l.split()[-1] == 'kB'}
+        return (f['Private_Clean'] + f['Private_Dirty']) / 1024, f['Pss'] / 1024
+    except (OSError, KeyError, ValueError):
         return None
 def cpu(pid):  # user + system seconds so far
     try:
@@ -109,15 +125,25 @@ def cpu(pid):  # user + system seconds so far
     except (OSError, IndexError, ValueError):
         return None
 while not done.wait(0.02):  # each worker's peak memory and CPU, sampled while it runs (both only grow)
+    total = rollup(os.getpid())[1]
     for k, p in enumerate(background.processes):
         if (m := hwm(p.pid)) is not None:
             peaks[k] = max(peaks.get(k, 0.0), m)
         if (s := cpu(p.pid)) is not None:
             cpus[k] = max(cpus.get(k, 0.0), s)
+        if (r := rollup(p.pid)) is not None:
+            uss[k] = max(uss.get(k, 0.0), r[0])
+            total += r[1]
+    pss.append(total)
+    for w in background.workers:
+        if (r := getattr(w, '_reader', None)) is not None and (c := cpu(f'{os.getpid()}/task/{r.native_id}')):
+            readers[r.native_id] = c
+reader = sum(readers.values())
 jobs = [getattr(w, "jobs", ()) for w in background.workers]
 name = lambda k: "+".join(jobs[k]) or str(k)
-print(orjson.dumps({"load": loaded, **got, "peaks": {name(k): v for k, v in peaks.items()},
-                    "cpus": {name(k): v for k, v in cpus.items()}}).decode())
+print(orjson.dumps({"load": loaded, **got, "forked": bool(forked), "peaks": {name(k): v for k, v in peaks.items()},
+                    "cpus": {name(k): v for k, v in cpus.items()}, "uss": {name(k): v for k, v in uss.items()},
+                    "pss": max(pss, default=0.0), "reader_cpu": reader}).decode())
 """
 
 
@@ -126,52 +152,140 @@ def headless(path: Path, root: Path = ROOT) -> dict:
     return orjson.loads(out.stdout)
 
 
-def workers(path: Path, root: Path = ROOT) -> dict:
-    """Seconds from starting the analyses' processes until each result was in (they load the file too), and
-    each process's peak memory (``peaks``: MB by its jobs)."""
-    out = subprocess.run([sys.executable, "-c", WORKERS, str(path), str(root)], capture_output=True, check=True)
+def workers(path: Path, root: Path = ROOT, mode: str = "fork") -> dict:
+    """Seconds from starting the analyses' processes until each result was in (spawned, they load the file
+    too; forked, they analyse the run loaded), each process's peak memory (``peaks``: VmHWM, ``uss``: its own
+    pages, MB by its jobs), the peak of all processes' PSS summed (``pss``: the memory really used, shared pages
+    counted once), and the CPU of the threads reading the results (``reader_cpu``)."""
+    out = subprocess.run([sys.executable, "-c", WORKERS, str(path), str(root), mode], capture_output=True, check=True)
     return orjson.loads(out.stdout)
 
 
-def in_app(path: Path, mode: str = "process") -> tuple[float, float, float, float]:
-    """(seconds to the first screen, seconds until the provenance notes are counted, VmHWM MB of the app
-    and of its largest analyses' process) with the analyses in a ``process`` or the app's ``thread``."""
-    from bench_stepper import LAUNCH, Peaks, Term
+class Sampler:
+    """Samples, every 50 ms, the app and its children: each one's peak VmHWM (RSS: shared pages counted in
+    every process that maps them), peak USS (its own pages), CPU (user + system), and the peak of the PSS
+    of all of them summed (the memory really used: each shared page counted once, split among its users)."""
 
-    term = Term([sys.executable, "-c", LAUNCH, mode, str(path)])
-    peaks = Peaks(term.proc.pid)
+    def __init__(self, pid: int):
+        import threading
+
+        self.pid, self.hwm, self.uss, self.cpu, self.pss = pid, {}, {}, {}, 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _children(pid: int) -> list[int]:
+        out = []
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            try:
+                out += [int(x) for x in task.read_text().split()]
+            except OSError:
+                pass
+        return out
+
+    def _sample(self) -> None:
+        from bench_stepper import cpu_of
+
+        while not self._stop.is_set():
+            total = 0.0
+            for pid in [self.pid, *self._children(self.pid)]:
+                try:
+                    status = Path(f"/proc/{pid}/status").read_text()
+                    rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+                    cpu = cpu_of(pid)
+                except (OSError, IndexError, ValueError):
+                    continue
+                hwm = next(int(l.split()[1]) / 1024 for l in status.splitlines() if l.startswith("VmHWM"))
+                f = {l.split(":")[0]: int(l.split()[1]) for l in rollup.splitlines() if l.endswith("kB")}
+                self.hwm[pid] = max(self.hwm.get(pid, 0.0), hwm)
+                self.uss[pid] = max(self.uss.get(pid, 0.0), (f["Private_Clean"] + f["Private_Dirty"]) / 1024)
+                self.cpu[pid] = max(self.cpu.get(pid, 0.0), cpu)
+                total += f["Pss"] / 1024
+            self.pss = max(self.pss, total)
+            self._stop.wait(0.05)
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        kids = [k for k in self.hwm if k != self.pid]
+        return {"app_hwm": self.hwm.get(self.pid, float("nan")), "app_uss": self.uss.get(self.pid, float("nan")),
+                "app_cpu": self.cpu.get(self.pid, float("nan")),
+                "kid_hwm": max((self.hwm[k] for k in kids), default=0.0),
+                "kid_uss": max((self.uss[k] for k in kids), default=0.0),
+                "kids_cpu": sum(self.cpu[k] for k in kids), "kids": len(kids), "pss": self.pss}
+
+
+def in_app(path: Path, mode: str = "process", checkout: Path = ROOT) -> dict:
+    """The app of ``checkout`` on ``path``: seconds to the first screen (``first``), until the provenance notes
+    are counted (``done``: the last analysis on screen), with ``Sampler``'s figures until then; the analyses in
+    processes (``process``: as shipped; forked before the app starts where the checkout does) or in the app's
+    ``thread``."""
+    from bench_stepper import LAUNCH, Term
+
+    term = Term([sys.executable, "-c", LAUNCH, mode, str(path)], checkout)
+    sampler = Sampler(term.proc.pid)
     try:
         term.until("the caller's message", timeout=600)
         first = time.perf_counter() - term.start
         term.until("provenance note", timeout=1800, since_start=True)
         done = term.appeared("provenance note")
-        app, worker = peaks.stop()
-        return first, done, app, worker
+        return {"first": first, "done": done, **sampler.stop()}
     finally:
         term.close()
 
 
-def analysed(path: Path, app: bool, before: Path | None) -> dict:
+def _median(values: list[float]) -> float:
+    values = sorted(v for v in values if v == v)
+    return values[len(values) // 2] if values else float("nan")
+
+
+def _medians(tries: list[dict]) -> dict:
+    """Each figure the median of the tries (a dict of figures: each key's median; else the last try's)."""
+    out = {}
+    for key, value in tries[-1].items():
+        if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
+            out[key] = value
+        elif isinstance(value, dict):
+            out[key] = {k: _median([t.get(key, {}).get(k, float("nan")) for t in tries]) for k in value}
+        else:
+            out[key] = _median([t.get(key, float("nan")) for t in tries])
+    return out
+
+
+def analysed(path: Path, app: bool, before: Path | None, tries: int = 1) -> dict:
+    """The figures of ``path``; the analyses' processes and the app, ``tries`` times each, this checkout and
+    ``before`` interleaved (after, before, after, ...), medians kept."""
     mb = path.stat().st_size / 1e6
     h = headless(path)
-    w = workers(path)
-    out = {"mb": mb, "one": h["tokens"] + h["index"] + h["unsourced"] + h["load"], "workers": w.get("done", float("nan")),
-           "load": h["load"], "h": h, "w": w}
+    out = {"mb": mb, "one": h["tokens"] + h["index"] + h["unsourced"] + h["load"], "load": h["load"], "h": h}
     if before is not None:
         b = headless(path, before)
         out["before"] = b["load"] + b["tokens"] + b["index"] + b["unsourced"]
         out["before_h"] = b
-        out["before_w"] = workers(path, before)
+    series: dict[str, list[dict]] = {}
+    for _ in range(tries):
+        series.setdefault("w", []).append(workers(path, ROOT, "fork"))
+        if before is not None:
+            series.setdefault("before_w", []).append(workers(path, before, "spawn"))
+        series.setdefault("w_spawn", []).append(workers(path, ROOT, "spawn"))
+        if app:
+            series.setdefault("app_process", []).append(in_app(path, "process"))
+            if before is not None:
+                series.setdefault("before_app", []).append(in_app(path, "process", before))
     if app:
-        out["app_thread"] = in_app(path, "thread")
-        out["app_process"] = in_app(path, "process")
+        series["app_thread"] = [in_app(path, "thread")]
+    out.update({key: _medians(values) for key, values in series.items()})
+    out["workers"] = out["w"].get("done", float("nan"))
+    out["tries"] = tries
     return out
 
 
 def print_analysed(name: str, r: dict) -> None:
     mb = r["mb"]
     h = r["h"]
-    print(f"{name} ({mb:,.0f} MB): load {r['load']:.2f} s, peak {h['hwm_loaded']:.0f} MB ({h['hwm_loaded'] / mb:.1f}x)")
+    print(f"{name} ({mb:,.0f} MB): load {r['load']:.2f} s, peak {h['hwm_loaded']:.0f} MB ({h['hwm_loaded'] / mb:.1f}x)"
+          f"; medians of {r['tries']} tries, interleaved")
     if "before" in r:
         b = r["before_h"]
         print(f"  before (the other checkout): load {b['load']:.2f} s, peak {b['hwm_loaded']:.0f} MB "
@@ -180,18 +294,25 @@ def print_analysed(name: str, r: dict) -> None:
               f"{b['tokens']:.1f} s, provenance index {b['index']:.1f} s, every tool turn traced {b['unsourced']:.1f} s; "
               f"peak {b['hwm_done']:.0f} MB, {b['hwm_done'] / mb:.1f}x)")
         print_cpu(b)
-        print_workers("before (the other checkout)", r["before_w"], mb)
     print(f"  headless, one process, one job after another: load + analyses {r['one']:.1f} s (tokens "
           f"{h['tokens']:.1f} s, provenance index {h['index']:.1f} s, every tool turn traced {h['unsourced']:.1f} s; "
           f"peak {h['hwm_done']:.0f} MB, {h['hwm_done'] / mb:.1f}x)")
     print_cpu(h)
-    print_workers("", r["w"], mb)
-    for mode in ("thread", "process"):
-        if f"app_{mode}" in r:
-            first, done, app, worker = r[f"app_{mode}"]
-            print(f"  app, analyses in {'the app' + chr(39) + 's thread' if mode == 'thread' else 'processes':18}: "
-                  f"first screen {first:.2f} s, fully analysed {done:.1f} s after spawn, peak app {app:.0f} MB "
-                  f"({app / mb:.1f}x), analyses' process {worker:.0f} MB ({worker / mb:.1f}x)")
+    print("  headless, the analyses' processes, from their start (the run loaded) until every result is read:")
+    if "before_w" in r:
+        print_workers("before (the other checkout)", r["before_w"], mb)
+    print_workers("this checkout, as the app starts on a file", r["w"], mb)
+    print_workers("this checkout, spawned (a run opened later)", r["w_spawn"], mb)
+    for key, label in (("before_app", "before (the other checkout)"), ("app_process", "this checkout"),
+                       ("app_thread", "this checkout, analyses in the app's thread")):
+        if key in r:
+            a = r[key]
+            print(f"  app, {label}: first screen {a['first']:.2f} s, fully analysed {a['done']:.2f} s after spawn; "
+                  f"CPU until then: app {a['app_cpu']:.1f} s, its {a['kids']:.0f} child processes {a['kids_cpu']:.1f} s "
+                  f"(the analyses', and spawn's resource tracker); "
+                  f"peak app RSS {a['app_hwm']:.0f} MB ({a['app_hwm'] / mb:.1f}x) USS {a['app_uss']:.0f} MB, largest "
+                  f"analyses' process RSS {a['kid_hwm']:.0f} MB ({a['kid_hwm'] / mb:.1f}x) USS {a['kid_uss']:.0f} MB "
+                  f"({a['kid_uss'] / mb:.1f}x); all processes' PSS summed {a['pss']:.0f} MB ({a['pss'] / mb:.1f}x)")
 
 
 def print_cpu(h: dict) -> None:
@@ -202,12 +323,16 @@ def print_cpu(h: dict) -> None:
 
 
 def print_workers(label: str, w: dict, mb: float) -> None:
-    parts = ", ".join(f"{k} {v:.1f} s" for k, v in w.items() if k not in ("load", "done", "peaks", "cpus"))
-    peaks = ", ".join(f"{jobs} {m:.0f} MB ({m / mb:.1f}x)" for jobs, m in w.get("peaks", {}).items())
-    cpus = ", ".join(f"{jobs} {c:.1f} s" for jobs, c in w.get("cpus", {}).items())
-    print(f"  headless, the analyses' processes{', ' + label if label else ''} (each loads the file): all in "
-          f"{w.get('done', float('nan')):.1f} s ({parts}); peak per process: {peaks or 'not sampled'}; "
-          f"CPU per process (user + system, load included): {cpus or 'not sampled'}")
+    parts = ", ".join(f"{k} {v:.2f} s" for k, v in w.items() if k in ("findings", "tokens", "traces", "failed"))
+    how = "forked: analyse the run held" if w.get("forked") else "spawned: each loads the file"
+    peaks = ", ".join(f"{jobs} {m:.0f}" for jobs, m in w.get("peaks", {}).items())
+    uss = ", ".join(f"{jobs} {m:.0f}" for jobs, m in w.get("uss", {}).items())
+    cpus = ", ".join(f"{jobs} {c:.2f} s" for jobs, c in w.get("cpus", {}).items())
+    total = sum(w.get("cpus", {}).values())
+    print(f"    {label} ({how}): all in {w.get('done', float('nan')):.2f} s ({parts}); CPU per process (user + "
+          f"system) {cpus or 'not sampled'}, {total:.2f} s in all, reading threads {w.get('reader_cpu', 0):.2f} s; "
+          f"peak RSS MB {peaks or 'not sampled'}; peak USS MB {uss or 'not sampled'}; all processes' PSS summed "
+          f"{w.get('pss', 0):.0f} MB ({w.get('pss', 0) / mb:.1f}x, the loading process included)")
 
 
 def long_run(n: int) -> float:
@@ -224,6 +349,7 @@ def main() -> int:
     parser.add_argument("--big-app", action="store_true", help="the big run in the app too (memory: 3 processes)")
     parser.add_argument("--before", type=Path, help="another checkout (main before issue 13) to time beside")
     parser.add_argument("--only-analysed", action="store_true", help="only the time to fully analysed")
+    parser.add_argument("--tries", type=int, default=1, help="tries of the processes and the app (medians)")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
@@ -242,9 +368,10 @@ def main() -> int:
           f"{h['unsourced']:.2f} s ({h['unsourced_n']} unsourced values): {total:.1f} s")
     print(f"  peak with the analyses done {h['hwm_done']:.0f} MB ({h['hwm_done'] / mb:.1f}x the file; bound 6x)")
     if not args.no_app:
-        first, done, peak, worker = in_app(path)
-        print(f"app: first screen {first:.2f} s, analyses done (provenance notes counted) {done:.1f} s "
-              f"after start, peak {peak:.0f} MB ({peak / mb:.1f}x the file), analyses' process {worker:.0f} MB")
+        a = in_app(path)
+        print(f"app: first screen {a['first']:.2f} s, analyses done (provenance notes counted) {a['done']:.1f} s "
+              f"after start, peak {a['app_hwm']:.0f} MB ({a['app_hwm'] / mb:.1f}x the file), analyses' process "
+              f"{a['kid_hwm']:.0f} MB")
     quarter, whole = long_run(args.messages // 4), long_run(args.messages)
     print(f"token_report of {args.messages // 4:,} short messages {quarter:.2f} s, of {args.messages:,} "
           f"{whole:.2f} s: {whole / quarter:.1f}x for 4x the messages (linear: about 4x)")
@@ -253,7 +380,7 @@ def main() -> int:
 
 def report_analysed(path: Path, args: argparse.Namespace) -> int:
     print("time to fully analysed (findings, token report, provenance index, unsourced values):")
-    small = analysed(path, not args.no_app, args.before)
+    small = analysed(path, not args.no_app, args.before, args.tries)
     print_analysed("run", small)
     if args.big:
         big_path = make(Path("/tmp/turnscope-bench") / f"large-{args.big.lower()}.jsonl", _size(args.big), "jsonl")
@@ -262,7 +389,7 @@ def report_analysed(path: Path, args: argparse.Namespace) -> int:
         size = big["mb"] / small["mb"]
         print(f"  ratio for {size:.1f}x the bytes: load {big['load'] / small['load']:.1f}x, analysed in one process "
               f"{big['one'] / small['one']:.1f}x, by the analyses' processes {big['workers'] / small['workers']:.1f}x"
-              + (f", in the app {big['app_process'][1] / small['app_process'][1]:.1f}x" if "app_process" in big else ""))
+              + (f", in the app {big['app_process']['done'] / small['app_process']['done']:.1f}x" if "app_process" in big else ""))
     return 0
 
 

@@ -10,6 +10,7 @@ not start: one line points to ``turnscope show``, exit 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from tui.core import collector
@@ -66,5 +67,27 @@ def launch(argv: list[str]) -> int:
             "prints the run (`turnscope check`, `tokens`, `trace` the analyses)")
         return EXIT_BAD_INPUT
     collector.keep_out_loaded()  # the run just loaded, before the app starts (``tui.core.collector``)
+    fork_analyses(app)
     app.run()
     return app.return_code or 0
+
+
+def fork_analyses(app) -> bool:
+    """The analyses of the run the app opens on, forked now (``background.fork_early``: no thread runs yet, the
+    run is in memory), for the stepper to adopt; only where it would start processes of its own (a large file,
+    not followed, no diff or experiment on top). True if forked."""
+    path, runs, run, _, _ = app.initial
+    if not path or not runs or (run is None and len(runs) > 1) or app.diff is not None \
+            or app.experiment is not None or app.followers:
+        return False
+    from tui.app.screens.stepper import StepperScreen
+
+    chosen = runs[run or 0]
+    try:
+        if not chosen.source.path or os.path.getsize(chosen.source.path) < StepperScreen.process_from:
+            return False
+    except OSError:
+        return False
+    from tui.core.view.background import fork_early
+
+    return fork_early(chosen)

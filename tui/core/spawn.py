@@ -8,25 +8,40 @@ captures ``sys.stderr`` in an object with no file descriptor, which multiprocess
 need). The child first calls ``settle_child``: its standard output and error go to the null
 device (the app's terminal is not the child's to write on) and it lowers its priority, so a busy
 machine gives its CPU to the app's keys first.
+
+``start(..., fork=True)`` forks instead, which only a process running no other thread may do
+(``forkable``: the command line, the run loaded, before Textual starts its threads): the child
+has the parent's objects already (the run: no second load, no interpreter start-up, no
+imports), and ends with ``os._exit`` (multiprocessing's fork start), so no ``atexit`` handler or
+app code of the parent runs in it.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any, Callable
 
 #: The worker's niceness over the app's: the UI process runs first on a busy machine.
 NICE = 10
 
 
-def start(target: Callable[..., None], args: tuple, name: str) -> tuple[Any, Any]:
-    """Start ``target(send, *args)`` in a spawned daemon process: (the process, the end to read from).
+def forkable() -> bool:
+    """Whether this process may fork a worker: it runs no thread but this one (a fork copies a lock another
+    thread holds, held for ever in the child), and the platform forks."""
+    return threading.active_count() == 1 and hasattr(os, "fork")
 
-    The parent's copy of the writing end is closed, so reading gives EOF once the child exits."""
+
+def start(target: Callable[..., None], args: tuple, name: str, fork: bool = False) -> tuple[Any, Any]:
+    """Start ``target(send, *args)`` in a spawned (``fork``: forked) daemon process: (the process, the end
+    to read from). The parent's copy of the writing end is closed, so reading gives EOF once the child exits.
+    ``fork`` only where ``forkable()``: the arguments are not pickled, the child holds them already."""
     import multiprocessing  # when a worker starts, not when the app does
 
-    context = multiprocessing.get_context("spawn")
+    if fork and not forkable():
+        raise RuntimeError("a process that runs threads must not fork: spawn the worker")
+    context = multiprocessing.get_context("fork" if fork else "spawn")
     receive, send = context.Pipe(duplex=False)
     process = context.Process(target=target, args=(send, *args), name=name, daemon=True)
     stderr = sys.stderr

@@ -1,0 +1,116 @@
+"""The analyses of the run the app starts on, forked before the app starts (``launch.fork_analyses``): the
+stepper adopts those processes (no spawned ones, no second load), shows what the app's own thread finds, and
+closing the run or quitting ends them; a run the stepper would not analyse in processes is not forked for."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from analysis_helpers import INVENTED, stepper
+from app_helpers import REFUND, app_for, screen_text
+from test_app_background import analysed, gone, results
+
+from tui.app.launch import fork_analyses
+from tui.app.screens.stepper import StepperScreen
+from tui.core import spawn
+from tui.core.view import background
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    """Files of any size analysed in processes; forking allowed although pytest runs threads of its own
+    (they never touch what the child runs: the analyses and a pipe)."""
+    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(spawn, "forkable", lambda: True)
+    yield
+    background._adopt(None, None)  # nothing left waiting for the next test
+
+
+async def forked_results(path, tmp_path, at: int = 5) -> tuple[dict, list[int]]:
+    app = app_for(path, tmp_path, at=at)
+    assert fork_analyses(app)  # as launch does, before app.run()
+    early = [w.process.pid for _, workers in background._EARLY for w in workers]
+    async with app.run_test(size=(200, 50)) as pilot:
+        screen = stepper(app)
+        await analysed(pilot, screen)
+        assert screen.background is not None and screen.background.forked
+        assert [p.pid for p in screen.background.processes] == early  # adopted, none spawned
+        assert background._EARLY == []
+        analyses = screen.view.analyses
+        traced = {n: analyses.trace(n) for n in range(screen.view.total) if analyses.trace(n) is not None}
+        out = {"findings": screen.view.findings, "report": analyses.report.as_json(),
+               "fixed": (analyses.report.fixed, analyses.report.fixed_kind),
+               "unsourced": analyses.unsourced, "trace": traced.get(at), "screen": screen_text(app),
+               "labels": [analyses.input_label(i) for i in range(screen.view.total)]}
+    assert all(gone(pid) for pid in early)
+    return out, early
+
+
+async def test_the_forked_processes_find_what_the_app_finds_in_its_own_thread(tmp_path, monkeypatch, forking):
+    for path in (INVENTED, REFUND):
+        there, early = await forked_results(path, tmp_path / "a")
+        assert len(early) == len(background.groups())
+        here = await results(path, tmp_path / "b", monkeypatch, process=False)
+        monkeypatch.setattr(StepperScreen, "process_from", 0)
+        assert there["findings"] == here["findings"]
+        assert there["report"] == here["report"] and there["fixed"] == here["fixed"]
+        assert there["labels"] == here["labels"]
+        assert there["unsourced"] == here["unsourced"]
+        assert there["trace"] == here["trace"]
+        assert there["screen"] == here["screen"]
+
+
+async def test_closing_the_run_ends_its_forked_processes_at_once(tmp_path, forking, monkeypatch):
+    monkeypatch.setattr(background, "_send", _held)  # the children wait before they analyse: still running
+    app = app_for(REFUND, tmp_path, at=0)
+    assert fork_analyses(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = stepper(app)
+        for _ in range(50):
+            if screen.background is not None:
+                break
+            await asyncio.sleep(0.1)
+        processes = screen.background.processes
+        assert screen.background.forked and processes and all(p.is_alive() for p in processes)
+        await pilot.press("j")
+        await pilot.pause()
+        assert "message 1 of" in screen_text(app)  # answered while they work
+        app.pop_screen()  # closing the run
+        await pilot.pause()
+        assert screen.background is None and all(gone(p.pid) for p in processes)
+
+
+def _held(conn, run, jobs):
+    import time
+
+    time.sleep(60)
+
+
+async def test_quitting_the_app_ends_the_forked_processes_it_is_waiting_for(tmp_path, forking, monkeypatch):
+    monkeypatch.setattr(background, "_send", _held)
+    app = app_for(REFUND, tmp_path, at=0)
+    assert fork_analyses(app)
+    processes = [w.process for _, workers in background._EARLY for w in workers]
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(50):
+            if stepper(app).background is not None:
+                break
+            await asyncio.sleep(0.1)
+        assert stepper(app).background.processes == processes and all(p.is_alive() for p in processes)
+        await pilot.press("q")
+        await pilot.pause()
+    assert all(gone(p.pid) for p in processes)
+
+
+def test_no_fork_where_the_stepper_would_not_use_processes(tmp_path, monkeypatch):
+    monkeypatch.setattr(spawn, "forkable", lambda: True)
+    small = app_for(REFUND, tmp_path / "a")  # the default bound: a small file is analysed in the app's thread
+    assert not fork_analyses(small) and background._EARLY == []
+    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    assert not fork_analyses(app_for(REFUND, tmp_path / "b", diff=str(INVENTED)))
+    assert not fork_analyses(app_for(REFUND, tmp_path / "c", follow=True))
+    assert not fork_analyses(app_for(None, tmp_path / "d"))  # the picker
+    assert background._EARLY == []
+    monkeypatch.setattr(spawn, "forkable", lambda: False)  # a process running threads
+    assert not fork_analyses(app_for(REFUND, tmp_path / "e"))
