@@ -411,9 +411,15 @@ class StepperScreen(FittedFooter, Screen):
             self.set_status(text)
 
     def set_status(self, text: Text) -> None:
-        """The status line says ``text`` (every update goes through here: ``describe_status`` compares)."""
-        self._status_drawn = text
-        self.status.update(text)
+        """The status line says ``text`` (every update goes through here: ``describe_status`` compares).
+        Without a layout while it stays one row: a layout of the whole screen, asked for when the findings
+        or the provenance notes arrive, was a 30-50 ms frame a key pressed then waited behind."""
+        was, self._status_drawn = self._status_drawn, text
+        self.status.update(text, layout=not (self._one_row(text) and was is not None and self._one_row(was)))
+
+    def _one_row(self, text: Text) -> bool:
+        """Whether the status line draws ``text`` in one row (no newline, within its content's width)."""
+        return "\n" not in text.plain and text.cell_len <= self.status.size.width
 
     def status_text(self) -> Text:
         """The findings, the search and the links of this place; the key hints go first when it is too long."""
