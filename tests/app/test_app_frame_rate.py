@@ -1,4 +1,4 @@
-"""The stepper asks Textual for frames at 120 a second (a step no longer waits up to 16 ms for the next
+"""The stepper asks Textual for frames at 240 a second (a step no longer waits up to 16 ms for the next
 frame tick after its work), unless the user set ``TEXTUAL_FPS`` themselves."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ def _probe(env: dict[str, str]) -> list[str]:
     return out.stdout.split()
 
 
-def test_the_app_draws_at_120_frames_a_second_and_keeps_a_users_own_setting():
+def test_the_app_draws_at_240_frames_a_second_and_keeps_a_users_own_setting():
     env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
     fps, period = _probe(env)
-    assert fps == "120" and abs(float(period) - 1 / 120) < 1e-9
+    assert fps == "240" and abs(float(period) - 1 / 240) < 1e-9
     assert _probe({**env, "TEXTUAL_FPS": "30"})[0] == "30"

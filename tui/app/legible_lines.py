@@ -17,6 +17,7 @@ from functools import lru_cache
 from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.filter import LineFilter
 
@@ -60,18 +61,21 @@ def _rgb(color: RichColor | None) -> RGB | None:
     return tuple(color.triplet) if color is not None and color.triplet is not None else None  # type: ignore[return-value]
 
 
+_UNSEEN = object()  # a style not looked at yet (None in the memo: looked at, left as it is)
+
+
 class LegibleLines(LineFilter):
     """Every text colour lifted to a 4.5:1 contrast with the background it is drawn on; with ``only``, just
     those colours (in colour, the severities' reds and yellows: on a cursor row's tint too)."""
 
     #: Styles lifted (or None: left as they are) by (style, background): a step draws the same few styles
-    #: on every new line, so each is measured once; dropped whole past this many.
+    #: on every new line, so each is measured once; the least recently used forgotten first past this many.
     MEMO = 4096
 
     def __init__(self, only: frozenset[RGB] | None = None, enabled: bool = True) -> None:
         super().__init__(enabled=enabled)
         self.only = only
-        self._memo: dict[tuple[Style, RGB], Style | None] = {}
+        self._memo: LRUCache[tuple[Style, RGB], Style | None] = LRUCache(self.MEMO)
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         base = background.rgb
@@ -81,12 +85,10 @@ class LegibleLines(LineFilter):
             style = segment.style
             if style is None or segment.control:
                 continue
-            try:
-                new = memo[style, base]
-            except KeyError:
-                if len(memo) > self.MEMO:
-                    memo.clear()
-                new = memo[style, base] = self._lifted(style, base)
+            new = memo.get((style, base), _UNSEEN)
+            if new is _UNSEEN:
+                new = self._lifted(style, base)
+                memo.set((style, base), new)
             if new is None or not segment.text or segment.text.isspace():
                 continue
             if out is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.segment import Segment
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.filter import LineFilter
 
@@ -45,24 +46,21 @@ class ThenVisible(LineFilter):
     a list scrolled by one row sends the same 36 lines through the filters again at other places; both
     filters look only at the segments and the background, so the answer is the one given before."""
 
-    #: Lines remembered; dropped whole past this many.
+    #: Lines remembered, the least recently drawn forgotten first.
     MEMO = 4096
 
     def __init__(self, first: LineFilter, visible: VisibleLines) -> None:
         super().__init__()
         self.first, self.visible = first, visible
-        self._memo: dict[tuple, list[Segment]] = {}
+        self._memo: LRUCache[tuple, list[Segment]] = LRUCache(self.MEMO)
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
         key = (background, *segments)
         try:
-            return self._memo[key]
-        except KeyError:
-            pass
+            out = self._memo.get(key)
         except TypeError:  # a segment that cannot be a key (not one Rich or Textual makes): filtered as it is
             return self.visible.apply(self.first.apply(segments, background), background)
-        memo = self._memo
-        if len(memo) >= self.MEMO:
-            memo.clear()
-        out = memo[key] = self.visible.apply(self.first.apply(segments, background), background)
+        if out is None:
+            out = self.visible.apply(self.first.apply(segments, background), background)
+            self._memo.set(key, out)
         return out

@@ -89,6 +89,14 @@ SHORT_TITLES = {"request": "Req", "raw": "Raw", "account": "Acct", "problems": "
                 "response": "Resp"}
 
 
+def follow_watch():
+    """``tui.app.widgets.follow_watch`` (what watches a followed file), imported when first needed: only a
+    followed run uses it, and importing it is start-up time the first screen does not need."""
+    from tui.app.widgets import follow_watch as module
+
+    return module
+
+
 def same_text(a: Text, b: Text | None) -> bool:
     """Whether ``a`` draws as ``b`` does: the same characters, spans and base style (``Text.__eq__`` leaves
     the base style out)."""
@@ -181,9 +189,7 @@ class StepperScreen(FittedFooter, Screen):
         yield Static(self._status_drawn, id="status")
         yield KeysFooter()
         if self.following is not None:
-            from tui.app.widgets.follow_watch import FollowWatch
-
-            yield FollowWatch(self.following)
+            yield follow_watch().FollowWatch(self.following)
 
     def on_mount(self) -> None:
         self.message_list.focus()
@@ -405,9 +411,15 @@ class StepperScreen(FittedFooter, Screen):
             self.set_status(text)
 
     def set_status(self, text: Text) -> None:
-        """The status line says ``text`` (every update goes through here: ``describe_status`` compares)."""
-        self._status_drawn = text
-        self.status.update(text)
+        """The status line says ``text`` (every update goes through here: ``describe_status`` compares).
+        Without a layout while it stays one row: a layout of the whole screen, asked for when the findings
+        or the provenance notes arrive, was a 30-50 ms frame a key pressed then waited behind."""
+        was, self._status_drawn = self._status_drawn, text
+        self.status.update(text, layout=not (self._one_row(text) and was is not None and self._one_row(was)))
+
+    def _one_row(self, text: Text) -> bool:
+        """Whether the status line draws ``text`` in one row (no newline, within its content's width)."""
+        return "\n" not in text.plain and text.cell_len <= self.status.size.width
 
     def status_text(self) -> Text:
         """The findings, the search and the links of this place; the key hints go first when it is too long."""
@@ -530,18 +542,14 @@ class StepperScreen(FittedFooter, Screen):
         self.following.on = on
         if on:
             self.go_to(self.view.total - 1)
-            from tui.app.widgets.follow_watch import FollowWatch
-
-            self.query_one(FollowWatch).poll_now()
+            self.query_one(follow_watch().FollowWatch).poll_now()
         else:
             self.header.update(self.header_text(), layout=False)
         self.refresh_bindings()
 
     def on_follow_started(self, event: FollowStarted) -> None:
-        from tui.app.widgets.follow_watch import FollowWatch
-
         self.following = event.following
-        self.mount(FollowWatch(event.following))
+        self.mount(follow_watch().FollowWatch(event.following))
         self.view.grow(event.following.run)
         self.raw.run = self.view.run
         self.message_list.rows_changed()
@@ -560,7 +568,6 @@ class StepperScreen(FittedFooter, Screen):
 
     @work(thread=True, exclusive=True, group="follow-start")
     def start_following(self) -> None:
-        from tui.app.widgets.follow_watch import FollowStarted
         from tui.formats.follow import Follower, Following
 
         source = self.view.run.source
@@ -571,7 +578,7 @@ class StepperScreen(FittedFooter, Screen):
             self.app.call_from_thread(self.notify, one_line(text), title="Cannot follow", severity="error",
                                       markup=False)
             return
-        self.post_message(FollowStarted(Following(follower, source.run_index)))
+        self.post_message(follow_watch().FollowStarted(Following(follower, source.run_index)))
 
     @work(thread=True, exclusive=True, group="search")
     def run_search(self, query: str, origin: int) -> None:
