@@ -311,14 +311,22 @@ def value_tokens(value: Any) -> float:
 
 
 def block_tokens(block: Any, carry_thinking: bool = True) -> float:
-    if isinstance(block, str):
-        return BLOCK_BASE + text_tokens(block)
     if not isinstance(block, dict):
-        return BLOCK_BASE + value_tokens(block)
+        return BLOCK_BASE + (text_tokens(block) if isinstance(block, str) else value_tokens(block))
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
         return BLOCK_BASE + (text_tokens(text) if isinstance(text, str) else 0)
+    if kind == "tool_result":  # (the commonest block of a long run, before the tool-use test)
+        content = block.get("content")
+        inner = 0.0
+        if isinstance(content, str):
+            inner = text_tokens(content)  # (``value_tokens`` of a string)
+        elif isinstance(content, list):
+            inner = sum(map(block_tokens, content))
+        elif content is not None:
+            inner = value_tokens(content)
+        return TOOL_RESULT_BASE + text_tokens(str(block.get("tool_use_id", ""))) + inner
     if is_tool_use(kind):
         return (TOOL_USE_BASE + text_tokens(str(block.get("name", ""))) + text_tokens(str(block.get("id", "")))
                 + value_tokens(block.get("input", {})))
@@ -346,10 +354,10 @@ def message_tokens(message: Any, carry_thinking: bool = True) -> float:
     if not isinstance(message, dict):
         return MESSAGE_BASE + value_tokens(message)
     content = message.get("content")
+    if isinstance(content, list):
+        return MESSAGE_BASE + sum(map(block_tokens, content, itertools.repeat(carry_thinking, len(content))))
     if isinstance(content, str):
         return MESSAGE_BASE + text_tokens(content)
-    if isinstance(content, list):
-        return MESSAGE_BASE + sum(block_tokens(b, carry_thinking) for b in content)
     return float(MESSAGE_BASE)
 
 

@@ -22,14 +22,19 @@ class PrefixSums:
 
     def __init__(self, run: Run, tick: Tick | None = None):
         self.run = run
-        self.sizes = []
+        self.sizes = sizes = []
         self.thinks: set[int] = set()  # messages whose estimate changes when their thinking counts
+        message_tokens = estimate.message_tokens
         for i, m in enumerate(run.messages):
             if tick is not None:
                 tick()
-            self.sizes.append(estimate.message_tokens(m, carry_thinking=False))
-            if _has_thinking(m):
-                self.thinks.add(i)
+            sizes.append(message_tokens(m, False))
+            content = m.get("content") if isinstance(m, dict) else None
+            if isinstance(content, list):  # a thinking block: its estimate changes when it counts
+                for b in content:
+                    if isinstance(b, dict) and b.get("type") == "thinking":
+                        self.thinks.add(i)
+                        break
         self.sums = [0.0]
         self.last_assistant: list[int] = []  # for each prefix length n: the last assistant index below n
         last = -1
@@ -70,11 +75,6 @@ class PrefixSums:
         if last >= 0:  # the latest assistant turn's thinking counts
             total += self.carried(last) - self.sizes[last]
         return round(total)
-
-
-def _has_thinking(message: Any) -> bool:
-    content = message.get("content") if isinstance(message, dict) else None
-    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "thinking" for b in content)
 
 
 def _produced(run: Run, call: ModelCall) -> Any:
