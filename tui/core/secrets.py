@@ -60,7 +60,7 @@ _LONGEST = 8192  # a token run longer than this (a 2.5 MB dump, base64 media) is
 _CONTEXT = 80  # bytes before a token run that a pattern may need (``Bearer ``, ``aws_secret_key = "``)
 
 
-def may_hold_secrets(data: bytes) -> bool:
+def may_hold_secrets(data: bytes | bytearray) -> bool:
     """False when a whole run's JSON (``data``, as orjson writes it: no raw newline) holds no secret in
     any text: then no walk of the run is needed. The plugins run on short windows around each run of
     16 token characters that is not an opaque value (an id, a signature, media data), each private-key
