@@ -21,19 +21,20 @@ from tui.core.secrets import may_hold_secrets, secret_findings
 PIECE_BYTES = 4 << 20
 
 
-def _pieces(run: Run) -> Iterator[bytes]:
+def _pieces(run: Run) -> Iterator[bytearray]:
     """The run's JSON (system, tools, messages) in pieces of whole values of about ``PIECE_BYTES``, joined as
-    in one array: what either pre-check looks for lies inside one string, so inside one piece."""
+    in one array: what either pre-check looks for lies inside one string, so inside one piece. Each piece is
+    a new ``bytearray``, handed over as it is (copying each into ``bytes`` was 100 MB more on a 100 MB run)."""
     piece = bytearray()  # not a list of orjson's outputs: each holds a buffer of tens of KB, however short
     for value in (run.system, run.tools, *run.messages):
         if piece:
             piece += b","
         piece += jsonio.dumps(value)
         if len(piece) + 1 >= PIECE_BYTES:
-            yield bytes(piece)
-            piece.clear()
+            yield piece
+            piece = bytearray()
     if piece:
-        yield bytes(piece)
+        yield piece
 
 
 def content_findings(run: Run) -> list[Finding]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from tui.core import jsonio
 from tui.core.blocks import is_tool_result, is_tool_use, thinking_enabled
+from tui.core.memo import BoundedMemo
 
 #: Pieces: letter runs (split at lower->upper case changes), digit runs, punctuation runs, whitespace.
 _PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+|[^\w\s]+|_+|\s+")
@@ -63,43 +64,23 @@ def _text_tokens(text: str) -> float:
     return (_ascii_pieces(text) if text.isascii() else _pieces(text)) * SCALE
 
 
-class _ShortTexts(dict):
-    """Estimates of short texts (names, ids, small JSON, a line of text), computed once per distinct text: a
-    tool's name, an id (a tool_use's, then its result's) and a small input recur all through a run."""
-
-    def __missing__(self, text: str) -> float:
-        if len(self) >= 100_000:  # keep the memory bounded
-            self.clear()
-        if text.isascii() and text.isprintable() and " " not in text:  # one word (an id, a name, small JSON)
-            cost = self[text] = _ascii_word_cost(text) * SCALE  # what _word_pieces gives for it, uncached
-        else:
-            cost = self[text] = _text_tokens(text)
-        return cost
+def _short_text_tokens(text: str) -> float:
+    """A short text's estimate (``_SHORT_TEXTS`` remembers it: a tool's name, an id, a tool_use's then its
+    result's, and a small input recur all through a run)."""
+    if text.isascii() and text.isprintable() and " " not in text:  # one word (an id, a name, small JSON)
+        return _ascii_word_cost(text) * SCALE  # what _word_pieces gives for it, uncached
+    return _text_tokens(text)
 
 
-class _WordPieces(dict):
-    """Pieces of a word (a run without whitespace), computed once per distinct word."""
-
-    def __missing__(self, word: str) -> int:
-        if len(self) >= 100_000:  # ids and hashes are words too: keep the memory bounded
-            self.clear()
-        cost = self[word] = _ascii_word_cost(word) if word.isascii() else int(_pieces(word))
-        return cost
+def _word_cost(word: str) -> int:
+    """Pieces of a word (a run without whitespace); ``_WORDS`` remembers them (ids and hashes are words too)."""
+    return _ascii_word_cost(word) if word.isascii() else int(_pieces(word))
 
 
-class _Segments(dict):
-    """Pieces of an ASCII word's stretch between digit runs, computed once per distinct stretch."""
-
-    def __missing__(self, segment: str) -> int:
-        if len(self) >= 100_000:
-            self.clear()
-        cost = self[segment] = _ascii_word_pieces(segment)
-        return cost
-
-
+#: Distinct texts, words and segments remembered (each memo forgets all at once when full).
+MEMO_LIMIT = 100_000
 _DIGIT_RUN = re.compile(r"\d+")
 _DIGITS_BY_THREE = re.compile(r"\d{1,3}")  # a run of n digits matches ceil(n / 3) times
-_SEGMENTS = _Segments()
 
 
 def _ascii_word_cost(word: str) -> int:
@@ -132,8 +113,10 @@ def _ascii_word_pieces(word: str) -> int:
     return total
 
 
-_WORDS = _WordPieces()
-_SHORT_TEXTS = _ShortTexts()
+#: Pieces of an ASCII word's stretch between digit runs, per distinct stretch; of a word; a short text's estimate.
+_SEGMENTS: BoundedMemo[str, int] = BoundedMemo(_ascii_word_pieces, MEMO_LIMIT)
+_WORDS: BoundedMemo[str, int] = BoundedMemo(_word_cost, MEMO_LIMIT)
+_SHORT_TEXTS: BoundedMemo[str, float] = BoundedMemo(_short_text_tokens, MEMO_LIMIT)
 _WHITESPACE_RUN = re.compile(r"\s{2,}|[^\S ]")  # a run of two or more, or one that is not a space
 _OTHER_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
@@ -328,14 +311,22 @@ def value_tokens(value: Any) -> float:
 
 
 def block_tokens(block: Any, carry_thinking: bool = True) -> float:
-    if isinstance(block, str):
-        return BLOCK_BASE + text_tokens(block)
     if not isinstance(block, dict):
-        return BLOCK_BASE + value_tokens(block)
+        return BLOCK_BASE + (text_tokens(block) if isinstance(block, str) else value_tokens(block))
     kind = block.get("type")
     if kind == "text":
         text = block.get("text")
         return BLOCK_BASE + (text_tokens(text) if isinstance(text, str) else 0)
+    if kind == "tool_result":  # (the commonest block of a long run, before the tool-use test)
+        content = block.get("content")
+        inner = 0.0
+        if isinstance(content, str):
+            inner = text_tokens(content)  # (``value_tokens`` of a string)
+        elif isinstance(content, list):
+            inner = sum(map(block_tokens, content))
+        elif content is not None:
+            inner = value_tokens(content)
+        return TOOL_RESULT_BASE + text_tokens(str(block.get("tool_use_id", ""))) + inner
     if is_tool_use(kind):
         return (TOOL_USE_BASE + text_tokens(str(block.get("name", ""))) + text_tokens(str(block.get("id", "")))
                 + value_tokens(block.get("input", {})))
@@ -363,10 +354,10 @@ def message_tokens(message: Any, carry_thinking: bool = True) -> float:
     if not isinstance(message, dict):
         return MESSAGE_BASE + value_tokens(message)
     content = message.get("content")
+    if isinstance(content, list):
+        return MESSAGE_BASE + sum(map(block_tokens, content, itertools.repeat(carry_thinking, len(content))))
     if isinstance(content, str):
         return MESSAGE_BASE + text_tokens(content)
-    if isinstance(content, list):
-        return MESSAGE_BASE + sum(block_tokens(b, carry_thinking) for b in content)
     return float(MESSAGE_BASE)
 
 

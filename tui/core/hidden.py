@@ -47,7 +47,7 @@ class Hidden:
     end: int
 
 
-def may_hide(data: bytes) -> bool:
+def may_hide(data: bytes | bytearray) -> bool:
     """False when the UTF-8 text ``data`` (a whole run's JSON) holds no character that could hide text:
     then no walk of the run is needed. Its ASCII bytes are deleted first; what is left is searched."""
     if data.isascii():

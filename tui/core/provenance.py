@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from tui.core.blocks import TOOL_USE_TYPES
+from tui.core.memo import BoundedMemo
 from tui.core.run import Run, blocks_of
 from tui.core.valueindex import Place, Scope, index_fixed, number_key, walk
 from tui.core.values import trivial
@@ -69,19 +70,16 @@ def prose(path: str, value: Any) -> bool:
     return "\n" in value or len(words) >= 4 or (len(words) > 1 and len(value) > 40)
 
 
-_PROSE_PATHS: dict[str, bool] = {}
+def _names_words(path: str) -> bool:
+    """Whether the last key of ``path`` names words (``PROSE_KEYS``)."""
+    found = _LAST_KEY.search(path)
+    key = found.group(1) if found and found.group(1) else (orjson.loads(found.group(2)) if found else None)
+    return isinstance(key, str) and key.lower() in PROSE_KEYS
 
 
-def _prose_key(path: str) -> bool:
-    """Whether the last key of ``path`` names words (``PROSE_KEYS``); remembered per path (a run has few)."""
-    known = _PROSE_PATHS.get(path)
-    if known is None:
-        found = _LAST_KEY.search(path)
-        key = found.group(1) if found and found.group(1) else (orjson.loads(found.group(2)) if found else None)
-        known = isinstance(key, str) and key.lower() in PROSE_KEYS
-        if len(_PROSE_PATHS) < 10_000:
-            _PROSE_PATHS[path] = known
-    return known
+#: ``_names_words`` per path, remembered (a run has few paths).
+_PROSE_PATHS: BoundedMemo[str, bool] = BoundedMemo(_names_words, 10_000)
+_prose_key = _PROSE_PATHS.__getitem__
 
 
 @dataclass

@@ -60,7 +60,7 @@ _LONGEST = 8192  # a token run longer than this (a 2.5 MB dump, base64 media) is
 _CONTEXT = 80  # bytes before a token run that a pattern may need (``Bearer ``, ``aws_secret_key = "``)
 
 
-def may_hold_secrets(data: bytes) -> bool:
+def may_hold_secrets(data: bytes | bytearray) -> bool:
     """False when a whole run's JSON (``data``, as orjson writes it: no raw newline) holds no secret in
     any text: then no walk of the run is needed. The plugins run on short windows around each run of
     16 token characters that is not an opaque value (an id, a signature, media data), each private-key
@@ -71,9 +71,9 @@ def may_hold_secrets(data: bytes) -> bool:
     while at != -1:
         end = mask.find(b" ", at)
         end = len(mask) if end == -1 else end
-        before = data[max(0, at - 64):at]
-        opaque = before.endswith(_OPAQUE_OPENINGS) or (before.endswith(_MEDIA_DATA) and _MEDIA in before)
-        if not (data[end:end + 1] == b'"' and opaque):
+        start = max(0, at - 64)  # (the 64 bytes before, looked at in place: no slice per run)
+        if not (data.startswith(b'"', end) and (data.endswith(_OPAQUE_OPENINGS, start, at) or (
+                data.endswith(_MEDIA_DATA, start, at) and data.find(_MEDIA, start, at) != -1))):
             if end - at > _LONGEST:  # no credential is this long: its two ends, where one could be glued on
                 windows += [data[max(0, at - _CONTEXT):at + _LONGEST // 2], data[end - _LONGEST // 2:end + 2]]
             else:

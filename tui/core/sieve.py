@@ -188,24 +188,25 @@ class Sieve:
         """Whether ``message`` may hold an event of a key still sought (False: walking it would place none)."""
         if not isinstance(message, dict):
             return False  # no blocks (``blocks_of``)
-        if not self._count():
+        count = self._count()  # (counted once per message: the same until a walk places something)
+        if not count:
             return False
         content = message.get("content")
-        if self._plain_free():
+        if self._plain_free(count):
             content = _without_plain(content)
         try:
             data = orjson.dumps(content)
         except (TypeError, orjson.JSONEncodeError):
             return True
-        return self.may_hold(data)
+        return self._may_hold(data, count)
 
-    def _plain_free(self) -> bool:
+    def _plain_free(self, count: int | None = None) -> bool:
         """No string still sought is made of ASCII letters and whitespace only. Then a plain string holds no
         event of a key sought: its tokens are words of letters, it holds no digit (no number), it is no JSON
         text, and a value occurring in it, or equal to it, would be plain too."""
         plainish = self._plainish
         if plainish:
-            count = self._count()
+            count = self._count() if count is None else count
             if count != self._plain_count:  # some were placed since: those are not sought any more
                 scope = self.scope
                 self._plainish = plainish = {v for v in plainish if v in scope._want_strings or v in scope._seeking}
@@ -216,20 +217,23 @@ class Sieve:
         """Whether the string ``text`` may hold an event of a key still sought, as a token, a number, a
         bounded occurrence or inside the JSON text it is (False: walking it would place none). Its
         characters are what the JSON text of its message spells, without the escapes: the same scan."""
+        count = self._count()
         if text.isascii():
             data = text.encode("ascii")
-            if not data.translate(None, PLAIN) and self._plain_free():
+            if not data.translate(None, PLAIN) and self._plain_free(count):
                 return False
         else:
             try:
                 data = text.encode("utf-8")
             except UnicodeEncodeError:  # a lone surrogate
                 return True
-        return self.may_hold(data)
+        return self._may_hold(data, count)
 
     def may_hold(self, data: bytes) -> bool:
         """Whether JSON text (or a string's UTF-8) ``data`` may hold an event of a key still sought."""
-        count = self._count()
+        return self._may_hold(data, self._count())
+
+    def _may_hold(self, data: bytes, count: int) -> bool:
         if not count:
             return False
         if count < self._built * REBUILD or self._stale > self._stale_limit:
