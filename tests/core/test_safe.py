@@ -26,6 +26,21 @@ def test_the_printable_fast_path_is_sound():
     assert escaped and not [hex(c) for c in escaped if chr(c).isascii() and chr(c).isprintable()]
 
 
+def test_the_short_printable_fast_path_is_sound():
+    """A short text of printable characters up to U+25FF (the app's own ``▶ · … ↳ ▏``, Latin, Greek, Cyrillic,
+    punctuation, boxes) is passed without the patterns: no character it passes may be one they escape, and one
+    invisible character among them is still shown."""
+    from tui.core import safe
+
+    passed = [c for c in range(0x2600) if safe._drawn(chr(c))]
+    assert len(passed) > 8000 and [hex(c) for c in passed if safe._ONE_LINE.search(chr(c))] == []
+    for hidden in ("\u200b", "\u00ad", "\u2028", "\u2060", "\u034f", "\u115f", "\ufe00", "\U000e0041", "\x1b", "\n"):
+        line = f"▶ é{hidden}ж · …"
+        assert hidden == "\n" or not utf8_already_visible(line.encode()), repr(hidden)
+        assert hidden not in one_line(line) and (hidden == "\n" or hidden not in visible(line)), repr(hidden)
+    assert visible("▶ é\tж\n") == "▶ é\tж\n" and one_line("▶ é · …") == "▶ é · …"
+
+
 def test_the_invisible_set_is_unicodes_categories_not_a_hand_list():
     """Every control, format, separator and surrogate character by ``unicodedata`` (and the whole tag
     block) is made visible, the ones the old hand list missed included (U+061C, U+180E, U+E0001...)."""

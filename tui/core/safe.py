@@ -76,6 +76,23 @@ globals().update({name: _Pattern(name) for name in _PATTERNS})
 _SAFE_ASCII = bytes(range(0x20, 0x7F)) + b"\n\t"
 _HIGH = bytes(range(0x80, 0x100))
 _PRESENTATION = "\ufe0e\ufe0f"
+#: The printable characters up to U+25FF that are invisible all the same (default-ignorable: the combining
+#: grapheme joiner, two Hangul fillers, two Khmer vowels, Mongolian variation selectors); ``_drawn``.
+_PRINTABLE_IGNORABLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f")
+#: Texts longer than this go to the patterns directly (``_drawn`` is for a line's few characters).
+_DRAWN_MAX = 256
+_BELOW_2600 = bytes(range(0x26))
+
+
+def _drawn(text: str) -> bool:
+    """True when ``visible`` and ``one_line`` leave ``text`` as it is, known without the regex library: a short
+    text, every character printable, none past U+25FF (Latin, Greek, Cyrillic, punctuation, arrows, box
+    drawing, shapes: what the app draws itself, ``▶ · … ↳ ▏``), none of ``_PRINTABLE_IGNORABLE``. Then the
+    first screen does not import and compile the patterns (30 ms of CPU at start-up). ``tests/core/test_safe.py``
+    holds it to the patterns for every character it passes."""
+    if len(text) > _DRAWN_MAX or text.encode("utf-16-le", "surrogatepass")[1::2].translate(None, _BELOW_2600):
+        return False  # long, or a character past U+25FF (each character's high byte, at C speed)
+    return text.isprintable() and _PRINTABLE_IGNORABLE.isdisjoint(text)
 
 
 def _code(code: int) -> str:
@@ -134,12 +151,16 @@ def visible(text: str) -> str:
     """``text`` with every control, format or invisible character shown (see the module's text)."""
     if text.isascii() and text.isprintable():  # the fast path: nothing below touches printable ASCII
         return text
+    if _drawn(text):
+        return text
     return _ONE.sub(_escape, text)
 
 
 def one_line(text: str) -> str:
     """Like ``visible``, and newlines and tabs too, for one-line summaries."""
     if text.isascii() and text.isprintable():
+        return text
+    if _drawn(text):
         return text
     return _ONE_LINE.sub(_escape, text)
 
@@ -169,7 +190,7 @@ def utf8_already_visible(data: bytes) -> bool:
     if rest.translate(None, _HIGH):
         return False  # an ASCII control character
     others = rest.decode("utf-8", "surrogatepass")
-    if _ANY.search(others) is None:
+    if _drawn(others) or _ANY.search(others) is None:
         return True
     # A presentation selector needs the character before it, which the deletion kept (it is non-ASCII).
     return _unchanged(others)
