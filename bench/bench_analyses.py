@@ -174,22 +174,12 @@ class Sampler:
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
 
-    @staticmethod
-    def _children(pid: int) -> list[int]:
-        out = []
-        for task in Path(f"/proc/{pid}/task").glob("*/children"):
-            try:
-                out += [int(x) for x in task.read_text().split()]
-            except OSError:
-                pass
-        return out
-
     def _sample(self) -> None:
-        from bench_stepper import cpu_of
+        from bench_stepper import children_of, cpu_of
 
         while not self._stop.is_set():
             total = 0.0
-            for pid in [self.pid, *self._children(self.pid)]:
+            for pid in [self.pid, *children_of(self.pid)]:
                 try:
                     status = Path(f"/proc/{pid}/status").read_text()
                     rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()

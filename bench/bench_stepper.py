@@ -140,6 +140,17 @@ class Term:
         os.close(self.master)
 
 
+def children_of(pid: int) -> list[int]:
+    """The process ids of ``pid``'s children (every thread's), from /proc."""
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out += [int(x) for x in task.read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
 def cpu_of(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -236,18 +247,9 @@ class Peaks:
             return None
         return None
 
-    def _children(self, pid: int) -> list[int]:
-        out = []
-        for task in Path(f"/proc/{pid}/task").glob("*/children"):
-            try:
-                out += [int(x) for x in task.read_text().split()]
-            except OSError:
-                pass
-        return out
-
     def _sample(self) -> None:
         while not self._stop.is_set():
-            for pid in [self.pid, *self._children(self.pid)]:
+            for pid in [self.pid, *children_of(self.pid)]:
                 hwm = self._hwm(pid)
                 if hwm is not None:
                     self.peaks[pid] = max(self.peaks.get(pid, 0.0), hwm)
