@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from analysis_helpers import INVENTED, stepper
 from app_helpers import REFUND, app_for, screen_text
-from test_app_background import analysed, gone, results
+from test_app_background import analysed, assert_same, gone, results, shown
 
 from tui.app.launch import fork_analyses
 from tui.app.screens.stepper import StepperScreen
@@ -37,12 +37,7 @@ async def forked_results(path, tmp_path, at: int = 5) -> tuple[dict, list[int]]:
         assert screen.background is not None and screen.background.forked
         assert [p.pid for p in screen.background.processes] == early  # adopted, none spawned
         assert background._EARLY == []
-        analyses = screen.view.analyses
-        traced = {n: analyses.trace(n) for n in range(screen.view.total) if analyses.trace(n) is not None}
-        out = {"findings": screen.view.findings, "report": analyses.report.as_json(),
-               "fixed": (analyses.report.fixed, analyses.report.fixed_kind),
-               "unsourced": analyses.unsourced, "trace": traced.get(at), "screen": screen_text(app),
-               "labels": [analyses.input_label(i) for i in range(screen.view.total)]}
+        out = shown(app, screen, at)
     assert all(gone(pid) for pid in early)
     return out, early
 
@@ -53,12 +48,7 @@ async def test_the_forked_processes_find_what_the_app_finds_in_its_own_thread(tm
         assert len(early) == len(background.groups())
         here = await results(path, tmp_path / "b", monkeypatch, process=False)
         monkeypatch.setattr(StepperScreen, "process_from", 0)
-        assert there["findings"] == here["findings"]
-        assert there["report"] == here["report"] and there["fixed"] == here["fixed"]
-        assert there["labels"] == here["labels"]
-        assert there["unsourced"] == here["unsourced"]
-        assert there["trace"] == here["trace"]
-        assert there["screen"] == here["screen"]
+        assert_same(there, here)
 
 
 async def test_closing_the_run_ends_its_forked_processes_at_once(tmp_path, forking, monkeypatch):
