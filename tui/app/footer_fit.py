@@ -25,7 +25,11 @@ from typing import TYPE_CHECKING, Sequence
 from rich.cells import cell_len
 from textual.binding import ActiveBinding
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+try:  # Textual's own key widget (private: ``mount_all`` below only saves time with it, and does without)
+    from textual.widgets._footer import FooterKey
+except ImportError:  # pragma: no cover - a Textual that moved it: the keys are styled as Textual does
+    FooterKey = None
 
 if TYPE_CHECKING:  # pragma: no cover
     from textual.screen import Screen
@@ -143,11 +147,12 @@ class KeysFooter(Footer):
         it away (19 keys on the stepper at 120 columns: 40-50 ms of CPU before the first screen). The palette's key
         is not bound (it stays compact, as Textual makes it)."""
         widgets = list(widgets)
-        todo = list(widgets)
-        while todo:
+        todo = list(widgets) if FooterKey is not None else []
+        while todo:  # (Textual's private attributes read with defaults: a Textual without them mounts as before)
             widget = todo.pop()
-            if isinstance(widget, FooterKey) and "compact" in (widget._reactive_connect or {}):  # bound to ours
+            bound = getattr(widget, "_reactive_connect", None) or {}
+            if isinstance(widget, FooterKey) and "compact" in bound:  # bound to ours
                 widget.set_reactive(FooterKey.compact, self.compact)
                 widget.set_class(self.compact, "-compact", update=False)
-            todo.extend(widget._pending_children)  # a group's keys, composed inside it, not mounted yet
+            todo.extend(getattr(widget, "_pending_children", ()))  # a group's keys, composed inside it
         return super().mount_all(widgets, *args, **kwargs)
