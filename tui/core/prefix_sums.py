@@ -17,45 +17,24 @@ from tui.core.run import ModelCall, Run
 Tick = Callable[[], None]
 
 
-def message_sizes(messages: list[Any], start: int = 0, stop: int | None = None,
-                  tick: Tick | None = None) -> tuple[int, list[float], list[int]]:
-    """The estimates of ``messages[start:stop]`` (thinking text not counted) and which of them hold a
-    thinking block, as ``(start, sizes, thinks)``: plain data a worker process can send. Each message's
-    estimate depends on that message only, so a run's may be computed in parts (in several processes) and
-    given to ``PrefixSums`` (``parts``): the numbers are the same."""
-    stop = len(messages) if stop is None else stop
-    sizes: list[float] = []
-    thinks: list[int] = []
-    message_tokens = estimate.message_tokens
-    for i in range(start, stop):
-        if tick is not None:
-            tick()
-        m = messages[i]
-        sizes.append(message_tokens(m, False))
-        content = m.get("content") if isinstance(m, dict) else None
-        if isinstance(content, list):  # a thinking block: its estimate changes when it counts
-            for b in content:
-                if isinstance(b, dict) and b.get("type") == "thinking":
-                    thinks.append(i)
-                    break
-    return start, sizes, thinks
-
-
-Parts = list[tuple[int, list[float], list[int]]]
-
-
 class PrefixSums:
-    """Message estimates computed once, so estimating every request of a long run stays linear.
-    ``parts``: the run's ``message_sizes`` computed elsewhere, in order and covering every message
-    (anything else is ignored and the sizes computed here)."""
+    """Message estimates computed once, so estimating every request of a long run stays linear."""
 
-    def __init__(self, run: Run, tick: Tick | None = None, parts: Parts | None = None):
+    def __init__(self, run: Run, tick: Tick | None = None):
         self.run = run
-        if not _covers(parts, len(run.messages)):
-            parts = [message_sizes(run.messages, tick=tick)]
-        self.sizes: list[float] = [size for _, sizes, _ in parts for size in sizes]
-        # the messages whose estimate changes when their thinking counts
-        self.thinks: set[int] = {i for _, _, thinks in parts for i in thinks}
+        self.sizes = sizes = []
+        self.thinks: set[int] = set()  # messages whose estimate changes when their thinking counts
+        message_tokens = estimate.message_tokens
+        for i, m in enumerate(run.messages):
+            if tick is not None:
+                tick()
+            sizes.append(message_tokens(m, False))
+            content = m.get("content") if isinstance(m, dict) else None
+            if isinstance(content, list):  # a thinking block: its estimate changes when it counts
+                for b in content:
+                    if isinstance(b, dict) and b.get("type") == "thinking":
+                        self.thinks.add(i)
+                        break
         self.sums = [0.0]
         self.last_assistant: list[int] = []  # for each prefix length n: the last assistant index below n
         last = -1
@@ -96,18 +75,6 @@ class PrefixSums:
         if last >= 0:  # the latest assistant turn's thinking counts
             total += self.carried(last) - self.sizes[last]
         return round(total)
-
-
-def _covers(parts: Parts | None, count: int) -> bool:
-    """``parts`` are ``message_sizes`` of consecutive ranges from message 0 to ``count``."""
-    if parts is None:
-        return False
-    at = 0
-    for start, sizes, _ in parts:
-        if start != at:
-            return False
-        at += len(sizes)
-    return at == count
 
 
 def _produced(run: Run, call: ModelCall) -> Any:

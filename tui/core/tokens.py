@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tui.core.prefix import request_at, request_head
-from tui.core.prefix_sums import Parts, PrefixSums
+from tui.core.prefix_sums import PrefixSums
 from tui.core.run import ModelCall, Run
 
 RECORDED = "recorded"
@@ -142,13 +142,10 @@ def _sent(run: Run, call: ModelCall) -> int:
     return max(0, min(count, len(run.messages)))
 
 
-def token_report(run: Run, counter: Counter | None = None, tick: Tick | None = None,
-                 parts: Parts | None = None) -> TokenReport:
+def token_report(run: Run, counter: Counter | None = None, tick: Tick | None = None) -> TokenReport:
     """Tokens per call and per message; ``counter`` (count_tokens) replaces estimates, never recorded usage.
-    ``tick`` is called between messages and calls (the stepper's worker yields to the keys there).
-    ``parts``: the messages' estimates computed elsewhere (``prefix_sums.message_sizes``, in parts: another
-    process may compute some of them); the report is the same."""
-    prefix = PrefixSums(run, tick, parts)
+    ``tick`` is called between messages and calls (the stepper's worker yields to the keys there)."""
+    prefix = PrefixSums(run, tick)
     calls: list[CallTokens] = []
     fixed_estimate: float | None = None
     for k, call in enumerate(run.calls):
