@@ -134,35 +134,27 @@ def _send(conn: Any, run: Run, jobs: tuple[str, ...]) -> None:
     conn.send_bytes(pickle.dumps(("done", None)))
 
 
-def _work(conn: Any, load: Callable[[], Run], jobs: tuple[str, ...], expect: tuple) -> None:
-    """The spawned worker process: load, check it is the app's run, analyse, send."""
-    try:
-        spawn.settle_child()
-        gc.disable()  # a short-lived process of acyclic objects: the collector would only walk them
-        try:
-            run = load()
-        except Exception as exc:  # noqa: BLE001 - any failure to load means: compute in the app instead
-            conn.send_bytes(pickle.dumps(("failed", f"{type(exc).__name__}: {exc}")))
-            return
-        found = fingerprint(run)
-        if found != expect:
-            conn.send_bytes(pickle.dumps(("failed", "the file is not the run the app holds any more "
-                                                    f"({found[0]} messages, the app has {expect[0]})")))
-            return
-        _send(conn, run, jobs)
-    except (BrokenPipeError, EOFError, OSError):  # the app stopped listening: it closed the run
-        return
-    finally:
-        conn.close()
-
-
-def _work_forked(conn: Any, run: Run, jobs: tuple[str, ...]) -> None:
-    """The forked worker process: the app's own run (copied by the fork, shared until written), analysed, sent.
-    The collector stays off: the parent froze the run (``collector.keep_out_loaded``), and a collection here
-    would write to every object's header, copying the pages the child shares with the app."""
+def _work(conn: Any, load: Callable[[], Run] | None, jobs: tuple[str, ...], expect: tuple | None,
+          run: Run | None = None) -> None:
+    """The worker process. Spawned: ``load``, check it is the app's run (``expect``), analyse, send. Forked
+    (``run``: the app's own, copied by the fork and shared until written): analyse it, send. The collector
+    stays off in both: a short-lived process of read-only objects, which in a forked child the parent froze
+    (``collector.keep_out_loaded``); a collection would write to every object's header, copying the pages
+    the child shares with the app."""
     try:
         spawn.settle_child()
         gc.disable()
+        if run is None:
+            try:
+                run = load()
+            except Exception as exc:  # noqa: BLE001 - any failure to load means: compute in the app instead
+                conn.send_bytes(pickle.dumps(("failed", f"{type(exc).__name__}: {exc}")))
+                return
+            found = fingerprint(run)
+            if found != expect:
+                conn.send_bytes(pickle.dumps(("failed", "the file is not the run the app holds any more "
+                                                        f"({found[0]} messages, the app has {expect[0]})")))
+                return
         _send(conn, run, jobs)
     except (BrokenPipeError, EOFError, OSError):  # the app stopped listening: it closed the run
         return
@@ -223,7 +215,8 @@ class Worker:
             return
         if self.forked:
             run, self._run = self._run, None  # the child has its copy; the screen's view holds the run here
-            self.process, self._conn = spawn.start(_work_forked, (run, self.jobs), "turnscope-analyses", fork=True)
+            self.process, self._conn = spawn.start(_work, (None, self.jobs, None, run), "turnscope-analyses",
+                                                   fork=True)
         else:
             self.process, self._conn = spawn.start(_work, (self._load, self.jobs, self._expect),
                                                    "turnscope-analyses")
