@@ -10,7 +10,6 @@ not start: one line points to ``turnscope show``, exit 2.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from tui.core import collector
@@ -83,10 +82,7 @@ def fork_analyses(app) -> bool:
     from tui.app.screens.stepper import StepperScreen
 
     chosen = runs[run or 0]
-    try:
-        if not chosen.source.path or os.path.getsize(chosen.source.path) < StepperScreen.process_from:
-            return False
-    except OSError:
+    if not StepperScreen.large(chosen.source.path):
         return False
     from tui.core.view.background import fork_early
 

@@ -834,11 +834,18 @@ class StepperScreen(FittedFooter, Screen):
 
     def _in_process(self) -> bool:
         """Whether this run is analysed in a separate process: a large file, loaded again there."""
-        path = self.view.run.source.path
-        if self.loader is None or self.following is not None or not path:
+        if self.loader is None or self.following is not None:
+            return False
+        return self.large(self.view.run.source.path)
+
+    @classmethod
+    def large(cls, path: str | None) -> bool:
+        """Whether the file at ``path`` is large enough for its analyses to run in processes
+        (``process_from``); ``launch.fork_analyses`` asks the same before it forks them."""
+        if not path:
             return False
         try:
-            return os.path.getsize(path) >= self.process_from
+            return os.path.getsize(path) >= cls.process_from
         except OSError:
             return False
 
