@@ -36,6 +36,7 @@ from tui.app.command_palette import DiffProvider, GoToProvider
 from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
 from tui.app.run_state import RunState
+from tui.app.start_frames import StartFrames
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
@@ -112,7 +113,7 @@ class AnalysesFailed(Message):
         self.text = text
 
 
-class StepperScreen(FittedFooter, Screen):
+class StepperScreen(FittedFooter, StartFrames, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "
