@@ -88,3 +88,26 @@ async def test_each_view_with_the_focus_keeps_the_footer_whole_at_80_columns(tmp
             assert footer(app).endswith("  b Branch  q Quit  ? Keys")
             await pilot.press("tab")
             await settle(pilot)
+
+
+async def test_a_click_on_a_footer_key_presses_it_and_the_pointer_names_a_grouped_key(tmp_path):
+    """The footer is one line of text: a click on ``/ Search`` (on its key or its word) opens the search, as
+    pressing ``/`` does; the pointer on ``n`` of ``n p Call`` shows what that key does."""
+    from tui.app.screens.dialogs import PromptScreen
+    from tui.app.widgets.keys_footer import KeysFooter
+
+    app = app_for(REFUND, tmp_path, at=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = footer(app)
+        await pilot.hover(KeysFooter, offset=(shown.index("n p Call"), 0))
+        await settle(pilot)
+        assert app.screen.query_one(KeysFooter).tooltip == "Next model call"
+        await pilot.click(KeysFooter, offset=(shown.index("/ Search") + len("/ Sea"), 0))
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.click(KeysFooter, offset=(shown.index("  12345 View") + 1, 0))  # between two items: nothing
+        await settle(pilot)
+        assert not isinstance(app.screen, PromptScreen)

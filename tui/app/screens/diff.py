@@ -18,13 +18,14 @@ from textual import getters, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.diffparts import SIDE
 from tui.app.widgets.diff_view import DiffView
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.diff import Change, RunDiff, aligned, diff_runs
 from tui.core.paths import short_path
 from tui.core.run import Run
@@ -69,7 +70,7 @@ class DiffScreen(Screen):
         yield Static(id="diff-header")
         yield DiffView(id="diff-view")
         yield ChangesList(id="diff-changes")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.header.update(self._header())

@@ -29,11 +29,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from tui.app import keys
 from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.branch import api, experiment as experiments, patch as patches, store
 from tui.core.branch.experiment import SampleDone
 from tui.core.branch.resolvers import make_resolver
@@ -137,7 +138,7 @@ class ExperimentScreen(Screen):
                     yield Static(Text(ARM_TITLES.get(arm, arm), "bold"), classes="experiment-arm-title")
                     yield OptionList(id=f"experiment-{arm}", classes="experiment-samples")
         yield Static(id="experiment-status")
-        yield Footer()
+        yield KeysFooter()
 
     def lists(self) -> list[OptionList]:
         return [self.query_one(f"#experiment-{arm}", OptionList) for arm in self.experiment.arms]

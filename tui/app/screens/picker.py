@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import app_messages as events
@@ -33,6 +33,7 @@ from tui.app.screens.dialogs import PromptScreen
 from tui.app.session_counts import Counted, CountCache, Counter
 from tui.app.sources import (SAMPLES, Entry, apply_counted, claude_entries, claude_projects, codex_entries,
                              gemini_entries, recent_entries, sample_entries)
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.safe import one_line
 from tui.core.words import counted
 
@@ -112,7 +113,7 @@ class PickerScreen(Screen):
         yield Static(Text.assemble(("turnscope", "bold"), " · choose a run to step through"), id="picker-title")
         yield RunOptions(id="runs")
         yield Static(Text("looking for runs …", palette.NOTE), id="picker-notice")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.options.focus()

@@ -11,13 +11,14 @@ from textual import getters
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import keys
 from tui.app.app_messages import OpenPicker
 from tui.app.render import styles as palette
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.run import Run
 from tui.core.run_sort import ORDERS, began, order, score_text
 from tui.core.safe import one_line
@@ -51,7 +52,7 @@ class RunListScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(self.title_text(), id="runs-title")
         yield OptionList(*self.run_options(), id="run-options")
-        yield Footer()
+        yield KeysFooter()
 
     def title_text(self) -> Text:
         holds = f" holds {len(self.runs)} runs · choose one"

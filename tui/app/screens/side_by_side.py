@@ -18,12 +18,13 @@ from rich.text import Text
 from textual import getters
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.app import keys
 from tui.app.render import styles as palette
 from tui.app.render.blocks import FOLD_ROWS, OUTPUT_ROWS
 from tui.app.render.lines import PartLayout, Mark, Part, Rows, Target
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.app.widgets.lineview import LineView
 from tui.app.widgets.turns_view import turn_parts
 from tui.core.producers import producer_at
@@ -101,7 +102,7 @@ class SideBySideScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(id="pair-header")
         yield PairedView(id="pair-view")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.view.focus()

@@ -33,12 +33,14 @@ from textual.worker import get_current_worker
 from tui.app import app_messages as events
 from tui.app import keys
 from tui.app.command_palette import DiffProvider, GoToProvider
-from tui.app.footer_fit import FittedFooter, KeysFooter
+from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
 from tui.app.run_state import RunState
+from tui.app.start_frames import StartFrames
 from tui.app.screens.dialogs import PromptScreen
 from tui.app.share import ShareProvider
 from tui.app.widgets.account_view import AccountView
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.app.widgets.message_list import MessageList
 from tui.app.widgets.problems_view import ProblemsView
 from tui.app.widgets.raw_view import RawView
@@ -111,7 +113,7 @@ class AnalysesFailed(Message):
         self.text = text
 
 
-class StepperScreen(FittedFooter, Screen):
+class StepperScreen(FittedFooter, StartFrames, Screen):
     """One run, one index at a time."""
 
     HELP = ("The stepper. The message list (left or top) picks index N; the right (or lower) pane shows the "

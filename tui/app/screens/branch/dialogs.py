@@ -16,10 +16,11 @@ from textual import getters
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from tui.app import keys
 from tui.app.render import styles as palette
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.branch.edit import Verdict, json_text
 from tui.core.branch.events import ToolCall
 from tui.core.branch.resolvers import Resolution
@@ -76,7 +77,7 @@ class AnswerScreen(ModalScreen[Resolution | None]):
             yield Static(Text("the result (ctrl+s: send · ctrl+t: send as an error · escape: stop the branch)",
                               "bold"), id="answer-label")
             yield TextArea(self.value, id="answer-text", soft_wrap=True, tab_behavior="focus")
-            yield Footer()
+            yield KeysFooter()
 
     def on_mount(self) -> None:
         self.editor.focus()

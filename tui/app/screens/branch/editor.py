@@ -28,7 +28,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from tui.app import keys
 from tui.app.app_messages import OpenBranchRun, OpenExperiment
@@ -37,6 +37,7 @@ from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import finding_lines
 from tui.app.screens.branch.review import ReviewChoice, ReviewScreen
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.app.widgets.target_list import TargetList
 from tui.core import jsonio
 from tui.core.branch import api, experiment as experiments, runner, store
@@ -132,7 +133,7 @@ class BranchEditorScreen(FittedFooter, Screen):
                 yield TextArea.code_editor(language=language, theme="css", soft_wrap=True, id="branch-text")
         yield Static(id="branch-verdict")
         yield Static(id="branch-patch")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         text = Text()

@@ -39,13 +39,14 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from tui.app import keys
 from tui.app.footer_fit import FittedFooter
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import finding_lines
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.branch.experiment import DEFAULT_CONCURRENCY, confirm_tokens
 from tui.core.branch.tally import Event
 from tui.core.branch.edit import Verdict, json_text
@@ -138,7 +139,7 @@ class ReviewScreen(FittedFooter, ModalScreen[ReviewChoice | None]):
                 yield Input(placeholder="MODULE:FUNCTION or path/to/file.py:FUNCTION", id="review-python")
                 yield Static(id="review-problem")
                 yield Static(self._patch_text(), id="review-patch-text")
-            yield Footer()
+            yield KeysFooter()
 
     def footer_width(self) -> int:
         """The footer sits inside the dialog's box, narrower than the screen."""

@@ -21,12 +21,13 @@ from rich.text import Text
 from textual import getters, work
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from tui.app import keys
 from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
 from tui.app.screens.branch.dialogs import AnswerScreen
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.app.widgets.turns_view import TurnsView
 from tui.core.branch import runner, store
 from tui.core.branch.api import now_iso
@@ -73,7 +74,7 @@ class BranchRunScreen(Screen):
         yield Static(id="branch-run-header")
         yield TurnsView(id="branch-turns")
         yield Static(id="branch-run-status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         lineage = self.branch.lineage

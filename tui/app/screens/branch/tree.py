@@ -17,13 +17,14 @@ from textual import getters, work
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.app import keys
 from tui.app.app_messages import OpenSideBySide, OpenStepper
 from tui.app.render import styles as palette
 from tui.app.screens.dialogs import PromptScreen
+from tui.app.widgets.keys_footer import KeysFooter
 from tui.core.branch import patch as patches, store
 from tui.core.errors import LoadError
 from tui.core.run import Run
@@ -98,7 +99,7 @@ class BranchTreeScreen(Screen):
         yield Static(Text(f"branches of {one_line(os.path.basename(self.run.source.path))} · looking …", "bold"),
                      id="tree-title")
         yield OptionList(id="tree-options")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.options.focus()
