@@ -26,6 +26,7 @@ from tui.app.legible_lines import LegibleLines, severity_colours
 from tui.app.safe_lines import ThenVisible, VisibleLines
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
+from tui.app import strip_cycles
 from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # the picker, a file's run list, experiments and following ar
     from tui.formats.follow import Follower
 
 
+strip_cycles.install()  # drawn rows freed by their counts, not left to the collector (``strip_cycles``)
 _VISIBLE_LINES = VisibleLines()
 
 
