@@ -19,9 +19,15 @@ _textual_divide = Strip.divide
 
 
 def _divide(self: Strip, cuts) -> list[Strip]:
-    """``Strip.divide``; a strip cut only at its end is ``[self]``, not kept in its own cache."""
+    """``Strip.divide``; a strip cut only at its end is ``[self]``, not kept in its own cache. (The
+    compositor passes a list, one cut for a row in one piece: that case is asked first, in as few steps
+    as it can be, since every row of every frame comes here.)"""
+    if cuts.__class__ is not list:
+        cuts = list(cuts)
+    if len(cuts) == 1:
+        return [self] if cuts[0] == self.cell_length else _textual_divide(self, cuts)
     cell_length = self.cell_length
-    cuts = [cut for cut in cuts if cut <= cell_length]
+    cuts = [cut for cut in cuts if cut <= cell_length]  # as Textual's does first
     if cuts == [cell_length]:
         return [self]
     return _textual_divide(self, cuts)
