@@ -26,6 +26,7 @@ from tui.app.legible_lines import LegibleLines, severity_colours
 from tui.app.safe_lines import ThenVisible, VisibleLines
 from tui.app.screens.stepper import StepperScreen
 from tui.app.sources import SAMPLES, remember
+from tui.app import strip_cycles
 from tui.core import collector
 from tui.core.errors import LoadError, UsageError
 from tui.core.run import Run
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # the picker, a file's run list, experiments and following ar
     from tui.formats.follow import Follower
 
 
+strip_cycles.install()  # drawn rows freed by their counts, not left to the collector (``strip_cycles``)
 _VISIBLE_LINES = VisibleLines()
 
 
@@ -104,14 +106,20 @@ class TurnscopeApp(App):
             self.notify(one_line(self.notice), severity="warning", markup=False, timeout=8)
 
     def get_line_filters(self) -> list[LineFilter]:
-        """Textual's filters (NO_COLOR, ...); under NO_COLOR ``LegibleLines`` (no text below 4.5:1 contrast);
-        then ``VisibleLines``: no line drawn sends a control character. Ours are one filter
-        (``ThenVisible``): a filter costs a new strip for each new line it passes."""
-        if self._our_filter is None:
-            theme = self.ansi_theme_dark if self.current_theme.dark else self.ansi_theme_light
-            self._our_filter = ThenVisible(LegibleLines() if self.no_color else LegibleLines(severity_colours(theme)),
-                                        _VISIBLE_LINES)
-        return [*super().get_line_filters(), self._our_filter]
+        """Textual's filters (true colour, NO_COLOR, ...); under NO_COLOR ``LegibleLines`` (no text below 4.5:1
+        contrast); then ``VisibleLines``: no line drawn sends a control character. All of them as one filter
+        (``ThenVisible``): a filter costs a new strip for each new line it passes. Made again when Textual's
+        enabled filters change (a theme, ``ansi_color``)."""
+        textual = tuple(super().get_line_filters())
+        ours = self._our_filter
+        if ours is None or ours.before != textual:
+            if ours is None:
+                theme = self.ansi_theme_dark if self.current_theme.dark else self.ansi_theme_light
+                legible = LegibleLines() if self.no_color else LegibleLines(severity_colours(theme))
+            else:
+                legible = ours.first
+            self._our_filter = ours = ThenVisible(legible, _VISIBLE_LINES, textual)
+        return [ours]
 
     # -- routing -------------------------------------------------------------------------
 

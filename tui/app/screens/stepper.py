@@ -223,6 +223,7 @@ class StepperScreen(FittedFooter, StartFrames, Screen):
         if self.following is not None:
             self.following.looked(self.index)
         self.hold_analyses()  # background work waits while the user steps
+        collector.stepped()  # no young collection inside the step (``tui.core.collector``)
         self.set_run_state(index=self.index)
         self.header.update(self.header_text(), layout=False)
         self._show_current()

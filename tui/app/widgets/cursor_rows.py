@@ -183,7 +183,37 @@ class CursorRows(ScrollView, can_focus=True):
             else:
                 bar.position = new_value
         if round(old_value) != round(new_value):
-            self.refresh(self.size.region)
+            self._scrolled(round(new_value) - round(old_value))
+
+    def _scrolled(self, shift: int) -> None:
+        """Scrolled by ``shift`` rows: every row is put on the screen again, but a row that only moved is
+        not drawn again. Textual keeps each drawn row by its position in the widget (``_styles_cache``,
+        after the widget's styles), so a scroll of one row drew all 36 again, and each new strip then
+        went through the line filters and the compositor's cuts as a new strip too (some 4 ms of a step
+        past the bottom of the list). A row that moved is the same row at another position: its drawn
+        strip moves with it (and the filtered strips and cuts Textual keeps on it are found again); the
+        rows that come into view, and any row already due to be drawn again, are drawn. Only where the
+        widget has no border or padding above or below its rows (a row's drawing does not depend on its
+        position) and Textual's cache is as this knows it; otherwise every row is drawn, as before."""
+        kept = self._moved_rows(shift)
+        self.refresh(self.size.region)
+        if kept:
+            cache = self._styles_cache
+            cache._cache.clear()
+            cache._cache.update(kept)
+            cache._dirty_lines.difference_update(kept)
+
+    def _moved_rows(self, shift: int) -> dict[int, Strip]:
+        """The drawn rows still good after scrolling by ``shift``, at their new positions."""
+        height = self.size.height
+        gutter = self.styles.gutter
+        if not shift or abs(shift) >= height or gutter.top or gutter.bottom:
+            return {}
+        lines = getattr(self._styles_cache, "_cache", None)
+        dirty = getattr(self._styles_cache, "_dirty_lines", None)
+        if not isinstance(lines, dict) or not isinstance(dirty, set):  # a Textual that keeps them otherwise
+            return {}
+        return {y - shift: strip for y, strip in lines.items() if y not in dirty and 0 <= y - shift < height}
 
     def on_focus(self) -> None:
         self.refresh()
