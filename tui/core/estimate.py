@@ -176,7 +176,11 @@ _IDS = {".": _PUNCT, "a": _LOWER, "A": _UPPER, "0": _DIGIT, "_": _UNDERSCORE, " 
         "\t": _OTHER_SPACE}
 #: A text's byte -> the hex digit of its class (the class string); each class's digit in it, as bytes.
 _CLASS = bytes(_HEX[_IDS[_kind(chr(b))]] for b in range(256))
-_IN = [b"%x" % k for k in range(16)]
+#: (As integers: ``byte in c`` with a bytes needle first tries it as an integer, and the TypeError it makes and
+#: clears cost more than the search in a short text.)
+_PUNCT_IN, _UPPER_IN, _DIGIT_IN, _UNDERSCORE_IN, _NEWLINE_IN, _OTHER_SPACE_IN = (
+    _HEX[k] for k in (_PUNCT, _UPPER, _DIGIT, _UNDERSCORE, _NEWLINE, _OTHER_SPACE))
+_PUNCT_RUN = bytes([_PUNCT_IN, _PUNCT_IN])
 _PADDING = [b"%x" % _PAD * k for k in range(8)]  # the class string made a multiple of 8 long: in no kind
 
 
@@ -196,26 +200,34 @@ def _one_kind(shift: int) -> bytes:
     return bytes(_HEX[(b >> shift + 4 & 3) << 2 | (b >> shift & 3)] for b in range(256))
 
 
-_PAIRS: dict[tuple[int, int | None], bytes] = {}
 _FIRST, _SECOND = _one_kind(2), _one_kind(0)
+Plan = tuple[tuple[bytes, bool], ...]
+#: Per (upper case, digits, underscores, other whitespace) in a text: the ``_two_kinds`` tables its bit sets take,
+#: each with whether its second kind is wanted (made on first use).
+_PLANS: dict[tuple[bool, bool, bool, bool], Plan] = {}
 
 
-def _bit_sets(c: bytes, kinds: list[int]) -> list[int]:
-    """For each class in ``kinds``, a bit set of the characters of that class (the first character the top bit,
+def _plan(upper: bool, digits: bool, underscores: bool, others: bool) -> Plan:
+    """The bit sets a text takes, two kinds a table: lower case; upper case, digits, underscores where there are
+    some; the spaces unless there is other whitespace (which sends the text to the whitespace count anyway)."""
+    kinds = [_LOWER] + [_UPPER] * upper + [_DIGIT] * digits + [_UNDERSCORE] * underscores + [_SPACE] * (not others)
+    pairs = [(kinds[k], kinds[k + 1] if k + 1 < len(kinds) else None) for k in range(0, len(kinds), 2)]
+    plan = _PLANS[upper, digits, underscores, others] = tuple((_two_kinds(*p), p[1] is not None) for p in pairs)
+    return plan
+
+
+def _bit_sets(c: bytes, plan: Plan) -> list[int]:
+    """For each kind of the ``plan``, a bit set of the characters of that class (the first character the top bit,
     then 0 to 7 clear bits of padding at the bottom). The class string is packed with C-level passes that each
     halve it: two characters a byte (``a2b_hex``), then, two kinds at a time, four characters a byte, then one
     kind's eight characters a byte, read as one integer (``int.from_bytes``): per kind, passes over a quarter
     and an eighth of the text instead of ``int(mask, 2)`` over all of it, a digit at a time."""
     packed = a2b_hex(c + _PADDING[-len(c) % 8])
     sets = []
-    for k in range(0, len(kinds), 2):
-        pair = (kinds[k], kinds[k + 1] if k + 1 < len(kinds) else None)
-        table = _PAIRS.get(pair)
-        if table is None:
-            table = _PAIRS[pair] = _two_kinds(*pair)
+    for table, second in plan:
         four = a2b_hex(packed.translate(table))
         sets.append(int.from_bytes(a2b_hex(four.translate(_FIRST)), "big"))
-        if pair[1] is not None:
+        if second:
             sets.append(int.from_bytes(a2b_hex(four.translate(_SECOND)), "big"))
     return sets
 
@@ -244,26 +256,17 @@ def _class_pieces(raw: bytes) -> int | None:
     if not raw:
         return 0
     c = raw.translate(_CLASS)
-    kinds = [_LOWER]
-    upper, digits, underscores, others = (_IN[k] in c for k in (_UPPER, _DIGIT, _UNDERSCORE, _OTHER_SPACE))
-    if upper:
-        kinds.append(_UPPER)
-    if digits:
-        kinds.append(_DIGIT)
-    if underscores:
-        kinds.append(_UNDERSCORE)
-    if not others:  # (with a tab or the like, the whitespace is counted below whatever the spaces)
-        kinds.append(_SPACE)
-    sets = _bit_sets(c, kinds)
+    upper, digits, underscores, others = _UPPER_IN in c, _DIGIT_IN in c, _UNDERSCORE_IN in c, _OTHER_SPACE_IN in c
+    plan = _PLANS.get((upper, digits, underscores, others)) or _plan(upper, digits, underscores, others)
+    sets = _bit_sets(c, plan)
     letters = _letter_pieces(sets[0], sets[1] if upper else 0)
     if letters is None:
         return None
     total = letters
-    newline, punct = _IN[_NEWLINE], _IN[_PUNCT]
-    if newline in c:
-        total += c.count(newline)
-    if punct in c:  # a run of n costs ceil(n / 2) = n - floor(n / 2), and floor(n / 2) is how often ".." fits in it
-        total += c.count(punct) - c.count(punct + punct)
+    if _NEWLINE_IN in c:
+        total += c.count(_NEWLINE_IN)
+    if _PUNCT_IN in c:  # a run of n costs ceil(n / 2) = n - floor(n / 2), and floor(n / 2) is how often ".." fits in it
+        total += c.count(_PUNCT_IN) - c.count(_PUNCT_RUN)
     at = 1 + upper
     for present, size in ((digits, 3), (underscores, 4)):
         if present:
