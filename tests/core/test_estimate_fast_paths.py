@@ -47,3 +47,66 @@ def test_a_short_text_cache_that_is_full_starts_again_and_still_answers_right():
         estimate.text_tokens(f"id_{k}")
     assert len(estimate._SHORT_TEXTS) <= 100_000
     assert estimate.text_tokens("id_7") == estimate._pieces("id_7") * estimate.SCALE
+
+
+#: Filler around the runs, so that the text is long (bit sets, not words) and its length every value mod 8
+#: (the bit sets are padded to whole bytes of eight characters).
+_FILLER = st.text(alphabet="ab Z0_.\n", min_size=estimate.LONG_TEXT, max_size=estimate.LONG_TEXT + 9)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_FILLER, _TEXTS, st.text(alphabet="aZ9_. \t\n", max_size=9), st.booleans())
+def test_long_ascii_text_by_bit_sets_is_the_piece_by_piece_count(filler, runs, edge, runs_first):
+    """A long ASCII text (letters cut at case changes, digit, underscore and punctuation runs, spaces alone, side
+    by side, beside tabs and newlines, at either end and at every length mod 8) costs what the walk says."""
+    text = (runs + filler + edge) if runs_first else (edge + filler + runs)
+    if not text.isascii():
+        return
+    found = estimate._class_pieces(text.encode())
+    assert found in (estimate._pieces(text), None)
+    assert estimate._ascii_pieces(text) == estimate._pieces(text)
+    assert estimate.text_tokens(text) == estimate._pieces(text) * estimate.SCALE
+
+
+def _strings(value, out):
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _strings(key, out)
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+    return out
+
+
+def test_every_text_of_the_real_and_sample_runs_costs_what_the_walk_says(realruns):
+    """Every string in every run of ``../shared/realruns`` and ``sample_runs`` (and of a generated long run):
+    the fast paths' estimate is the piece-by-piece walk's, long texts by bit sets included."""
+    from pathlib import Path
+
+    from scripts.make_large_run import build
+    from tui.core import jsonio
+    from tui.formats import load_runs
+
+    samples = Path(__file__).resolve().parent.parent.parent / "sample_runs"
+    texts: list[str] = []
+    for base in (realruns, samples):
+        for path in sorted(p for p in base.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json", ".yaml")):
+            try:
+                runs = load_runs(str(path))
+            except Exception:  # noqa: BLE001 - the broken samples: nothing to estimate
+                continue
+            for run in runs:
+                _strings([run.messages, run.system, run.tools], texts)
+    for line in build(400_000, "jsonl", seed=11).splitlines():
+        _strings(jsonio.loads(line), texts)
+    long = [t for t in texts if len(t) >= estimate.LONG_TEXT and t.isascii()]
+    assert len(long) > 1000
+    for text in texts:
+        assert estimate.text_tokens(text) == estimate._pieces(text) * estimate.SCALE, text[:200]
+    by_bits = [t for t in long if estimate._class_pieces(t.encode()) is not None]  # None: a run too long
+    assert len(by_bits) > 1000
+    assert [estimate._class_pieces(t.encode()) for t in by_bits] == [estimate._pieces(t) for t in by_bits]
+    assert [estimate._ascii_pieces(t) for t in long] == [estimate._pieces(t) for t in long]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from binascii import a2b_hex
 from typing import Any
 
 from tui.core import jsonio
@@ -154,10 +155,6 @@ def _word_pieces(text: str) -> float:
     return float(total)
 
 
-def _table(kind: Any) -> bytes:
-    return bytes(ord(kind(chr(b))) for b in range(256))
-
-
 def _kind(ch: str) -> str:
     """An ASCII character's class as ``_PIECE`` sees it: a lower/upper letter, digit, underscore, space,
     newline, other whitespace, or punctuation (everything else)."""
@@ -172,15 +169,76 @@ def _kind(ch: str) -> str:
     return "\t" if ch.isspace() and ch < "\x80" else "."
 
 
-#: The class string, and from it each kind as the digits of a bit set: letters in base 4 (1 lower, 2 upper)
-#: or base 2, digits and underscores in base 2 (punctuation is counted on the class string itself); whitespace
-#: as s(pace), t(ab and the rest), n(ewline).
-_CLASS = _table(_kind)
-_LETTERS4 = _table(lambda c: {"a": "1", "A": "2"}.get(c, "0"))
-_LETTERS2 = _table(lambda c: "1" if c == "a" else "0")
-_DIGITS2 = _table(lambda c: "1" if c == "0" else "0")
-_UNDERSCORES2 = _table(lambda c: "1" if c == "_" else "0")
-_SPACES = _table(lambda c: {" ": "s", "\t": "t", "\n": "n"}.get(c, "0"))
+#: Each class as one hex digit, so that ``binascii.a2b_hex`` packs the class string two characters a byte.
+_HEX = b"0123456789abcdef"
+_PUNCT, _LOWER, _UPPER, _DIGIT, _UNDERSCORE, _SPACE, _NEWLINE, _OTHER_SPACE, _PAD = range(9)
+_IDS = {".": _PUNCT, "a": _LOWER, "A": _UPPER, "0": _DIGIT, "_": _UNDERSCORE, " ": _SPACE, "\n": _NEWLINE,
+        "\t": _OTHER_SPACE}
+#: A text's byte -> the hex digit of its class (the class string); each class's digit in it, as bytes.
+_CLASS = bytes(_HEX[_IDS[_kind(chr(b))]] for b in range(256))
+#: (As integers: ``byte in c`` with a bytes needle first tries it as an integer, and the TypeError it makes and
+#: clears cost more than the search in a short text.)
+_PUNCT_IN, _UPPER_IN, _DIGIT_IN, _UNDERSCORE_IN, _NEWLINE_IN, _OTHER_SPACE_IN = (
+    _HEX[k] for k in (_PUNCT, _UPPER, _DIGIT, _UNDERSCORE, _NEWLINE, _OTHER_SPACE))
+_PUNCT_RUN = bytes([_PUNCT_IN, _PUNCT_IN])
+_PADDING = [b"%x" % _PAD * k for k in range(8)]  # the class string made a multiple of 8 long: in no kind
+
+
+def _two_kinds(x: int, y: int | None) -> bytes:
+    """A byte of the packed class string (the classes of two characters, a hex digit each) -> the hex digit
+    whose bits say, first character first, whether each is of kind ``x``, then of kind ``y``."""
+    out = bytearray()
+    for b in range(256):
+        first, second = b >> 4, b & 15
+        out.append(_HEX[(first == x) << 3 | (second == x) << 2 | (first == y) << 1 | (second == y)])
+    return bytes(out)
+
+
+def _one_kind(shift: int) -> bytes:
+    """A byte of two ``_two_kinds`` digits (four characters, bits ``x0 x1 y0 y1 x2 x3 y2 y3``) -> the hex digit of
+    one kind's four bits (``shift`` 2: x, 0: y)."""
+    return bytes(_HEX[(b >> shift + 4 & 3) << 2 | (b >> shift & 3)] for b in range(256))
+
+
+_FIRST, _SECOND = _one_kind(2), _one_kind(0)
+Plan = tuple[tuple[bytes, bool], ...]
+#: Per (upper case, digits, underscores, other whitespace) in a text: the ``_two_kinds`` tables its bit sets take,
+#: each with whether its second kind is wanted (made on first use).
+_PLANS: dict[tuple[bool, bool, bool, bool], Plan] = {}
+
+
+def _plan(upper: bool, digits: bool, underscores: bool, others: bool) -> Plan:
+    """The bit sets a text takes, two kinds a table: lower case; upper case, digits, underscores where there are
+    some; the spaces unless there is other whitespace (which sends the text to the whitespace count anyway)."""
+    kinds = [_LOWER] + [_UPPER] * upper + [_DIGIT] * digits + [_UNDERSCORE] * underscores + [_SPACE] * (not others)
+    pairs = [(kinds[k], kinds[k + 1] if k + 1 < len(kinds) else None) for k in range(0, len(kinds), 2)]
+    plan = _PLANS[upper, digits, underscores, others] = tuple((_two_kinds(*p), p[1] is not None) for p in pairs)
+    return plan
+
+
+def _bit_sets(c: bytes, plan: Plan) -> list[int]:
+    """For each kind of the ``plan``, a bit set of the characters of that class (the first character the top bit,
+    then 0 to 7 clear bits of padding at the bottom). The class string is packed with C-level passes that each
+    halve it: two characters a byte (``a2b_hex``), then, two kinds at a time, four characters a byte, then one
+    kind's eight characters a byte, read as one integer (``int.from_bytes``): per kind, passes over a quarter
+    and an eighth of the text instead of ``int(mask, 2)`` over all of it, a digit at a time."""
+    packed = a2b_hex(c + _PADDING[-len(c) % 8])
+    sets = []
+    for table, second in plan:
+        four = a2b_hex(packed.translate(table))
+        sets.append(int.from_bytes(a2b_hex(four.translate(_FIRST)), "big"))
+        if second:
+            sets.append(int.from_bytes(a2b_hex(four.translate(_SECOND)), "big"))
+    return sets
+
+
+def _table(kind: Any) -> bytes:
+    return bytes(ord(kind(chr(b))) for b in range(256))
+
+
+#: The whitespace of the class string as s(pace), t(ab and the rest), n(ewline); s and t as 1.
+_SPACES = bytes(ord({_SPACE: "s", _OTHER_SPACE: "t", _NEWLINE: "n"}.get(int(chr(d), 16), "0"))
+                if chr(d) in "0123456789abcdef" else ord("0") for d in range(256))
 _BLANKS = _table(lambda c: "1" if c in "st" else "0")
 _STRIP = itertools.repeat(b"st")
 #: Bit-set levels tried before a run this long (32 x 4 letters, 32 x 3 digits ...) sends the text to the words.
@@ -189,34 +247,35 @@ _LEVELS = 32
 
 def _class_pieces(raw: bytes) -> int | None:
     """``_pieces`` of ASCII bytes from whole-string C-level operations, without a Python step per word: the
-    text becomes one class string (``bytes.translate``), each kind of piece a bit set (``int(mask, 2)``, the
-    first character the top bit), and the pieces of each kind are counted with shifts, ``&`` and
-    ``bit_count`` (letters: 1, plus 1 per 4 letters past 7; digits ``ceil(n / 3)``; underscores
-    ``ceil(n / 4)``); punctuation, ``ceil(n / 2)`` a run, with two counts of the class string. Whitespace:
-    the newlines, plus ``ceil(len / 8)`` for each run without a newline that is not a single space (the
-    runs next to a newline stripped off each line).
+    text becomes one class string (``bytes.translate``), and the letters, digits, underscores and spaces bit
+    sets (``_bit_sets``), whose pieces are counted with shifts, ``&`` and ``bit_count`` (letters: 1, plus 1 per
+    4 letters past 7; digits ``ceil(n / 3)``; underscores ``ceil(n / 4)``); punctuation, ``ceil(n / 2)`` a run,
+    with two counts of the class string. Whitespace: the newlines, plus ``ceil(len / 8)`` for each run without a
+    newline that is not a single space (the runs next to a newline stripped off each line).
     None when a run is too long for the bit-set levels (the caller counts by words)."""
     if not raw:
         return 0
     c = raw.translate(_CLASS)
-    if b"A" in c:
-        bits = int(c.translate(_LETTERS4), 4)
-        even = ((1 << 2 * len(c)) - 1) // 3
-        letters = _letter_pieces(bits & even, (bits >> 1) & even, 2)
-    else:
-        letters = _letter_pieces(int(c.translate(_LETTERS2), 2), 0, 1)
+    upper, digits, underscores, others = _UPPER_IN in c, _DIGIT_IN in c, _UNDERSCORE_IN in c, _OTHER_SPACE_IN in c
+    plan = _PLANS.get((upper, digits, underscores, others)) or _plan(upper, digits, underscores, others)
+    sets = _bit_sets(c, plan)
+    letters = _letter_pieces(sets[0], sets[1] if upper else 0)
     if letters is None:
         return None
-    total = letters + c.count(b"\n")
-    if b"." in c:  # a run of n costs ceil(n / 2) = n - floor(n / 2), and floor(n / 2) is how often ".." fits in it
-        total += c.count(b".") - c.count(b"..")
-    for kind, table, size in ((b"0", _DIGITS2, 3), (b"_", _UNDERSCORES2, 4)):
-        if kind in c:
-            runs = _ceil_runs(int(c.translate(table), 2), size)
+    total = letters
+    if _NEWLINE_IN in c:
+        total += c.count(_NEWLINE_IN)
+    if _PUNCT_IN in c:  # a run of n costs ceil(n / 2) = n - floor(n / 2), and floor(n / 2) is how often ".." fits in it
+        total += c.count(_PUNCT_IN) - c.count(_PUNCT_RUN)
+    at = 1 + upper
+    for present, size in ((digits, 3), (underscores, 4)):
+        if present:
+            runs = _ceil_runs(sets[at], size)
             if runs is None:
                 return None
             total += runs
-    if b"  " in c or b"\t" in c:
+            at += 1
+    if others or sets[-1] & (sets[-1] >> 1):  # a tab or the like, or two spaces side by side
         free = b"0".join(map(bytes.strip, (b"0%b0" % c.translate(_SPACES)).split(b"n"), _STRIP))
         blank = free.translate(_BLANKS)  # the runs without a newline, each between two 0s
         total += (blank.count(b"01") + blank.replace(b"01", b"0").count(b"11111111")  # ceil(len / 8) each
@@ -226,8 +285,9 @@ def _class_pieces(raw: bytes) -> int | None:
 
 def _ceil_runs(bits: int, size: int) -> int | None:
     """The sum of ``ceil(n / size)`` over the runs of set bits: the runs at least 1, size + 1, 2 size + 1 ...
-    long, each level one ``&`` of the starts with a shifted block of ``size`` set bits."""
-    starts = bits & ~(bits >> 1)
+    long, each level one ``&`` of the starts with a shifted block of ``size`` set bits. (``x ^ (x & y)`` is
+    ``x & ~y``, without the negative integer ``~y`` that costs Python four times as much.)"""
+    starts = bits ^ (bits & (bits >> 1))
     total = starts.bit_count()
     block = bits
     for j in range(1, size):
@@ -242,26 +302,26 @@ def _ceil_runs(bits: int, size: int) -> int | None:
     return None
 
 
-def _letter_pieces(lower: int, upper: int, step: int) -> int | None:
-    """The letter pieces' cost, 1 each plus 1 per 4 letters past 7, from the lower and upper case bit sets
-    (a letter every ``step`` bits). A piece starts after a non-letter, at an upper after a lower, and at the
-    last upper of a run of them before a lower (``HTTPServer``: HTTP, Server), as ``_PIECE`` cuts them."""
+def _letter_pieces(lower: int, upper: int) -> int | None:
+    """The letter pieces' cost, 1 each plus 1 per 4 letters past 7, from the lower and upper case bit sets.
+    A piece starts after a non-letter, at an upper after a lower, and at the last upper of a run of them
+    before a lower (``HTTPServer``: HTTP, Server), as ``_PIECE`` cuts them."""
     letters = lower | upper
-    starts = letters & ~(letters >> step)
+    starts = letters ^ (letters & (letters >> 1))
     if upper:
-        starts |= (upper & (lower >> step)) | (upper & (upper >> step) & (lower << step))
+        starts |= (upper & (lower >> 1)) | (upper & (upper >> 1) & (lower << 1))
     total = starts.bit_count()
-    inside = letters & ~starts
-    two = inside & (inside << step)
-    four = two & (two << 2 * step)
-    seven = four & (two << 4 * step) & (inside << 6 * step)
-    longer = starts & (seven << step)  # pieces of 8 letters or more
+    inside = letters ^ starts  # (the starts are letters)
+    two = inside & (inside << 1)
+    four = two & (two << 2)
+    seven = four & (two << 4) & (inside << 6)
+    longer = starts & (seven << 1)  # pieces of 8 letters or more
     reach = 8
     for _ in range(_LEVELS):
         if not longer:
             return total
         total += longer.bit_count()
-        longer &= four << (reach * step)
+        longer &= four << reach
         reach += 4
     return None
 
