@@ -197,18 +197,17 @@ class Provenance:
             raise IndexError(n)
         values: list[Value] = []
         uses = 0
+        find = self.find
         for b, block in enumerate(blocks_of(messages[n])):
             if not isinstance(block, dict) or block.get("type") not in TOOL_USE_TYPES:
                 continue
             uses += 1
             tool_id, name = block.get("id"), block.get("name")
-            for path, scalar, is_key in walk(block.get("input"), ""):
-                if is_key:
-                    continue
+            for path, scalar in input_scalars(block.get("input")):
                 if trivial(scalar):
                     values.append(Value(tool_id, name, b, path, scalar, None, trivial=True))
                     continue
-                place = self.find(scalar, n)
+                place = find(scalar, n)
                 by_model = (place is not None and isinstance(place.index, int)
                             and _role(messages[place.index]) == "assistant")
                 values.append(Value(tool_id, name, b, path, scalar, place, by_model=by_model,
@@ -223,6 +222,21 @@ class Provenance:
                     isinstance(b, dict) and b.get("type") in TOOL_USE_TYPES for b in blocks_of(message)):
                 out += [(i, v) for v in self.trace(i).unsourced]
         return out
+
+
+def input_scalars(value: Any) -> list[tuple[str, Any]]:
+    """``(path, scalar)`` of every scalar in a tool input, as ``walk`` gives them (object keys left out). Most
+    inputs are one object of scalars: their paths are made here, without the walk's stack."""
+    if isinstance(value, dict):
+        out = []
+        for key, child in value.items():
+            if isinstance(child, (dict, list)):
+                break
+            out.append((f".{key}" if isinstance(key, str) and key.isidentifier()
+                        else f".[{orjson.dumps(str(key)).decode()}]", child))
+        else:
+            return out
+    return [(path, scalar) for path, scalar, is_key in walk(value, "") if not is_key]
 
 
 def trace_row(trace: Trace) -> tuple:
