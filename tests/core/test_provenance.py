@@ -183,7 +183,7 @@ def test_a_tool_inputs_scalars_are_the_walks_whatever_its_shape():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from tui.core.provenance import input_scalars
+    from tui.core.values import input_scalars
     from tui.core.valueindex import walk
 
     scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)

@@ -32,8 +32,8 @@ import orjson
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.memo import BoundedMemo
 from tui.core.run import Run, blocks_of
-from tui.core.valueindex import Place, Scope, index_fixed, number_key, walk
-from tui.core.values import trivial
+from tui.core.valueindex import Place, Scope, index_fixed, number_key
+from tui.core.values import input_scalars, trivial
 from tui.core.wanted import WantedScope, index_wanted, wanted_values
 
 NOT_IN_PREFIX = "not in the prefix: produced by the model"
@@ -222,21 +222,6 @@ class Provenance:
                     isinstance(b, dict) and b.get("type") in TOOL_USE_TYPES for b in blocks_of(message)):
                 out += [(i, v) for v in self.trace(i).unsourced]
         return out
-
-
-def input_scalars(value: Any) -> list[tuple[str, Any]]:
-    """``(path, scalar)`` of every scalar in a tool input, as ``walk`` gives them (object keys left out). Most
-    inputs are one object of scalars: their paths are made here, without the walk's stack."""
-    if isinstance(value, dict):
-        out = []
-        for key, child in value.items():
-            if isinstance(child, (dict, list)):
-                break
-            out.append((f".{key}" if isinstance(key, str) and key.isidentifier()
-                        else f".[{orjson.dumps(str(key)).decode()}]", child))
-        else:
-            return out
-    return [(path, scalar) for path, scalar, is_key in walk(value, "") if not is_key]
 
 
 def trace_row(trace: Trace) -> tuple:
