@@ -187,3 +187,39 @@ def test_a_huge_token_run_is_scanned_at_its_ends_fast():
     assert content_findings(run_of("x" * 2_500_000)) == []
     for text in ("x" * 2_500_000 + SECRETS["GitHub Token"], SECRETS["AWS Access Key"] + "x" * 2_500_000):
         assert [f.rule for f in content_findings(run_of(text))] == ["secret_in_content"]
+
+
+def test_the_pre_check_holds_every_pattern_of_every_plugin_used():
+    """detect-secrets is imported only when one of its plugins' patterns matches (``could_match``), from a copy
+    of them: for the installed release it must be their very patterns and flags, and every plugin must
+    yield only what its patterns match (a ``RegexBasedDetector``), so a sample none matches holds no secret."""
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+
+    from tui.core import secrets
+
+    assert secrets._installed_release() == secrets._PATTERNS_OF  # else the copy is not used: bring it up to date
+    used = []
+    for plugin in secrets.detectors():
+        assert isinstance(plugin, RegexBasedDetector), type(plugin).__name__
+        assert type(plugin).analyze_string in (RegexBasedDetector.analyze_string, JwtTokenDetector.analyze_string)
+        used += [(pattern.pattern, pattern.flags) for pattern in plugin.denylist]
+    assert sorted(used) == sorted((p.pattern, p.flags) for p in secrets.pre_check())
+    for kind in SECRETS:
+        assert secrets.could_match(planted(kind)), kind
+    assert not secrets.could_match("nothing to see here, order 4471, kb/tracking_policy.md")
+
+
+def test_another_release_of_the_library_is_asked_itself(monkeypatch):
+    """With a release the copy was not made from, every sample goes to the library's plugins."""
+    from tui.core import secrets
+
+    monkeypatch.setattr(secrets, "_installed_release", lambda: "0.0.1")
+    secrets.pre_check.cache_clear()
+    try:
+        assert secrets.pre_check() is None and secrets.could_match("nothing to see here")
+        for kind in SECRETS:
+            assert [s.kind for s in secrets.find_in(planted(kind))] == [kind]
+    finally:
+        monkeypatch.undo()
+        secrets.pre_check.cache_clear()

@@ -175,3 +175,25 @@ def ahead_of(run, n):
         if k > n:
             provenance.trace(k)
     return provenance.trace(n)
+
+
+def test_a_tool_inputs_scalars_are_the_walks_whatever_its_shape():
+    """``trace`` reads a tool input's scalars through a shortcut for an object of scalars: every input gives
+    the paths and values, in the order, that the walk of the value index gives (object keys left out)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from tui.core.values import input_scalars
+    from tui.core.valueindex import walk
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+    keys = st.sampled_from(["order_id", "a b", "", "é", "x1", "1x", "class", 'q"uote']) | st.text(max_size=4)
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+                          max_leaves=12)
+
+    @settings(max_examples=400, deadline=None)
+    @given(values)
+    def same(value):
+        assert input_scalars(value) == [(path, scalar) for path, scalar, is_key in walk(value, "") if not is_key]
+
+    same()

@@ -32,8 +32,8 @@ import orjson
 from tui.core.blocks import TOOL_USE_TYPES
 from tui.core.memo import BoundedMemo
 from tui.core.run import Run, blocks_of
-from tui.core.valueindex import Place, Scope, index_fixed, number_key, walk
-from tui.core.values import trivial
+from tui.core.valueindex import Place, Scope, index_fixed, number_key
+from tui.core.values import input_scalars, trivial
 from tui.core.wanted import WantedScope, index_wanted, wanted_values
 
 NOT_IN_PREFIX = "not in the prefix: produced by the model"
@@ -197,18 +197,17 @@ class Provenance:
             raise IndexError(n)
         values: list[Value] = []
         uses = 0
+        find = self.find
         for b, block in enumerate(blocks_of(messages[n])):
             if not isinstance(block, dict) or block.get("type") not in TOOL_USE_TYPES:
                 continue
             uses += 1
             tool_id, name = block.get("id"), block.get("name")
-            for path, scalar, is_key in walk(block.get("input"), ""):
-                if is_key:
-                    continue
+            for path, scalar in input_scalars(block.get("input")):
                 if trivial(scalar):
                     values.append(Value(tool_id, name, b, path, scalar, None, trivial=True))
                     continue
-                place = self.find(scalar, n)
+                place = find(scalar, n)
                 by_model = (place is not None and isinstance(place.index, int)
                             and _role(messages[place.index]) == "assistant")
                 values.append(Value(tool_id, name, b, path, scalar, place, by_model=by_model,

@@ -62,3 +62,18 @@ def walk(value: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
                 stack.append((f"{where or '.'}[{k}]", item[k]))
         else:
             yield where or ".", item, False
+
+
+def input_scalars(value: Any) -> list[tuple[str, Any]]:
+    """``(path, scalar)`` of every scalar in a tool input, as ``walk`` gives them (object keys left out). Most
+    inputs are one object of scalars: their paths are made here, without the walk's stack."""
+    if isinstance(value, dict):
+        out = []
+        for key, child in value.items():
+            if isinstance(child, (dict, list)):
+                break
+            out.append((f".{key}" if isinstance(key, str) and key.isidentifier()
+                        else f".[{orjson.dumps(str(key)).decode()}]", child))
+        else:
+            return out
+    return [(path, scalar) for path, scalar, is_key in walk(value, "") if not is_key]

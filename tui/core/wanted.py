@@ -36,7 +36,7 @@ from tui.core.run import blocks_of
 from tui.core.sieve import PLAIN, PLAIN_CHARS, Sieve
 from tui.core.valueindex import (COARSE, FINE, GROUPED, JOINERS, NUMBER_STARTS, Scope, _word, add_json_text,
                                  index_blocks)
-from tui.core.values import Place, number_key, trivial, walk
+from tui.core.values import Place, input_scalars, number_key, trivial
 
 #: A string the sieve rules out is remembered (not scanned again) when shorter than this.
 RULED_OUT_BELOW = 256
@@ -53,7 +53,7 @@ def wanted_values(messages: Iterable[Any]) -> list[Any]:
     for message in messages:
         for block in blocks_of(message):
             if isinstance(block, dict) and block.get("type") in TOOL_USE_TYPES:
-                out += [scalar for _, scalar, is_key in walk(block.get("input"), "") if not is_key and not trivial(scalar)]
+                out += [scalar for _, scalar in input_scalars(block.get("input")) if not trivial(scalar)]
     return out
 
 
