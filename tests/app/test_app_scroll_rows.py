@@ -8,7 +8,7 @@ style for style the screen Textual draws when every row of every widget is drawn
 
 from __future__ import annotations
 
-from app_helpers import app_for, settle, stepper, write_run
+from app_helpers import app_for, long_run, settle, stepper
 
 
 def cells(app) -> list[list[tuple[str, object]]]:
@@ -24,11 +24,7 @@ def drawn_afresh(app) -> list[list[tuple[str, object]]]:
 
 
 async def test_scrolled_rows_are_the_rows_drawn_afresh(tmp_path):
-    messages = []
-    for i in range(500):
-        role = "user" if i % 2 == 0 else "assistant"
-        messages.append({"role": role, "content": [{"type": "text", "text": f"message {i} é漢 " + "words " * (i % 37)}]})
-    app = app_for(write_run(tmp_path / "long.jsonl", messages), tmp_path)
+    app = app_for(long_run(tmp_path / "long.jsonl", 500, lambda i: f"message {i} é漢 " + "words " * (i % 37)), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = stepper(app)

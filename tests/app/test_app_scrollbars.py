@@ -12,7 +12,7 @@ from math import ceil
 
 from textual.scrollbar import ScrollBarRender
 
-from app_helpers import app_for, settle, stepper, write_run
+from app_helpers import app_for, long_run, settle, stepper
 
 
 def thumb(cells) -> list[tuple[str, bool]]:
@@ -42,11 +42,7 @@ def expected_bar(widget) -> list[tuple[str, bool]]:
 
 
 async def test_scrollbars_follow_the_steps(tmp_path):
-    messages = []
-    for i in range(400):
-        role = "user" if i % 2 == 0 else "assistant"
-        messages.append({"role": role, "content": [{"type": "text", "text": f"message {i} " + "words " * (i % 30)}]})
-    app = app_for(write_run(tmp_path / "long.jsonl", messages), tmp_path)
+    app = app_for(long_run(tmp_path / "long.jsonl", 400, lambda i: f"message {i} " + "words " * (i % 30)), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = stepper(app)

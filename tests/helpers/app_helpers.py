@@ -60,3 +60,10 @@ def write_run(path: Path, messages: list, header: dict | None = None) -> Path:
     lines = ([jsonio.dumps(header)] if header else []) + [jsonio.dumps(m) for m in messages]
     path.write_bytes(b"\n".join(lines) + b"\n")
     return path
+
+
+def long_run(path: Path, count: int, text) -> Path:
+    """A run of ``count`` text messages, user and assistant by turns, message ``i`` saying ``text(i)``:
+    long enough for the list and the request pane to scroll."""
+    return write_run(path, [{"role": "user" if i % 2 == 0 else "assistant",
+                             "content": [{"type": "text", "text": text(i)}]} for i in range(count)])
