@@ -332,8 +332,9 @@ async def test_an_experiment_whose_original_changed_opens_over_the_picker_and_sa
         handle.write("\n")
     app = app_for(str(made.path), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        shown = await until_text(pilot, "all 4 samples done")
-        assert "original run: not available (the parent run" in shown and "changed since" in shown
+        # the original's check comes after the samples are read: wait for its line, not for the samples'
+        shown = await until_text(pilot, "original run: not available (the parent run")
+        assert "changed since" in shown and "all 4 samples done" in shown
         await pilot.press("enter")  # a finished sample, but no original to show it beside
         await settle(pilot)
         assert isinstance(app.screen, ExperimentScreen)
