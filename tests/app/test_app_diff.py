@@ -128,6 +128,17 @@ def _drawn_in_a_terminal(argv: list[str], needles: tuple[bytes, ...], state: Pat
                     os.write(master, b"\x1b[?2026;2$y")
                 seen += chunk
         os.write(master, b"q")
+        # Read on until it exits, as a terminal does: the frames still queued when q arrives fill the pty's
+        # buffer, and an app whose writes cannot land cannot close (Textual joins its writer thread).
+        quit_by = time.monotonic() + 20
+        while proc.poll() is None:
+            assert time.monotonic() < quit_by, "still running 20 s after q"
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    seen += os.read(master, 1 << 16)
+                except OSError:  # EIO: the app closed its end
+                    break
         assert proc.wait(timeout=20) == 0
     finally:
         if proc.poll() is None:
