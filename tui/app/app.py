@@ -151,7 +151,10 @@ class TurnscopeApp(App):
                 links = self.links[path] = RunLinks(runs)
             screen.links = links
         self.push_screen(screen)
-        self.remember_run(path, run if len(runs) > 1 else None, chosen.title(), len(chosen.messages))
+        # after the screen is drawn: on a start its first frame does not wait for the file (a thread's 5-30 ms
+        # of the interpreter, and more on its first write: the secrets' patterns the title is redacted with)
+        self.call_after_refresh(self.remember_run, path, run if len(runs) > 1 else None, chosen.title(),
+                                len(chosen.messages))
 
     @on(events.OpenStepper)
     def open_stepper(self, event: events.OpenStepper) -> None:
@@ -266,6 +269,7 @@ class TurnscopeApp(App):
 
     @work(thread=True, group="recent")
     def remember_run(self, path: str, run: int | None, title: str, messages: int) -> None:
+        """The run goes first in the recent-runs list (written atomically, ``sources.remember``)."""
         remember(self.state_dir, path, run, title, messages)
 
     # -- the palette's screenshot -------------------------------------------------------
