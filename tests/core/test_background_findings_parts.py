@@ -1,26 +1,31 @@
-"""The findings computed in two processes (the grammar check beside the token report, the content check beside
-the provenance index: ``background.groups``) reach the app as the one job computes them: the same list, in the
-same order, delivered once, as ``findings``."""
+"""The findings computed in two processes (the grammar check and half the content check beside the token report,
+the other half beside the provenance index: ``background.groups``) reach the app as the one job computes them: the
+same list, in the same order, delivered once, as ``findings``."""
 
 from __future__ import annotations
 
 import functools
-import pickle
 import threading
 
 import orjson
 from planted import planted
 
+from tui.core.content_check import STRIPE
 from tui.core.view import background as bg
 from tui.formats import open_run
 
 
 def _run_file(tmp_path):
     """A run with both kinds of finding: a tool call never answered (the grammar) and a credential and hidden
-    text in its turns (the content check)."""
+    text in its turns (the content check), in both halves of the content check (``STRIPE`` messages apart)."""
     lines = [
         {"role": "user", "content": "deploy it; the key is " + planted("AWS Access Key")},
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "deploy", "input": {}}]},
+    ]
+    while len(lines) < STRIPE + 2:
+        lines += [{"role": "user", "content": f"and now step {len(lines)}?"},
+                  {"role": "assistant", "content": [{"type": "text", "text": "done"}]}]
+    lines += [
         {"role": "user", "content": "did it work? \u200b" + planted("GitHub Token")},
         {"role": "assistant", "content": [{"type": "text", "text": "yes"}]},
     ]
@@ -57,4 +62,4 @@ def test_findings_in_two_processes_are_delivered_once_as_the_single_job_finds_th
     findings = dict(split)["findings"]
     rules = {f.rule for f in findings}
     assert len(rules) >= 2 and any("secret" in r or "credential" in r for r in rules), rules
-    assert pickle.dumps(findings) == pickle.dumps(dict(whole)["findings"])
+    assert findings == dict(whole)["findings"]  # (by value: pickles differ in which equal strings they share)

@@ -223,3 +223,24 @@ def test_another_release_of_the_library_is_asked_itself(monkeypatch):
     finally:
         monkeypatch.undo()
         secrets.pre_check.cache_clear()
+
+
+@pytest.mark.parametrize("stripe", [1, 2, 5])
+def test_the_content_check_in_parts_finds_what_it_finds_whole(run_file, monkeypatch, stripe):
+    """Part k of m checks every m-th stripe of messages (part 0 the system prompt and tools too), as the
+    analyses' two processes do: the parts' findings joined and sorted are the whole check's, in its order,
+    each part finding only what lies in its own messages."""
+    from tui.core import content_check
+    from tui.core.grammar.findings import sort_findings
+
+    monkeypatch.setattr(content_check, "STRIPE", stripe)
+    run = open_run(str(run_file))
+    whole = content_check.content_findings(run)
+    assert len({f.index for f in whole}) > 5
+    for m in (2, 3):
+        parts = [content_check.content_findings(run, (k, m)) for k in range(m)]
+        assert all(parts), [len(p) for p in parts]
+        for k, found in enumerate(parts):
+            mine = set(content_check.part_indices(len(run.messages), (k, m))) | ({None} if k == 0 else set())
+            assert {f.index for f in found} <= mine
+        assert sort_findings([f for found in parts for f in found]) == whole

@@ -11,7 +11,7 @@ content check the Problems view and ``check`` show beside the grammar's findings
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from tui.core import blocks
 from tui.core.run import Run, block_type, blocks_of
@@ -86,8 +86,19 @@ def _block_places(i: int, j: int, block: Any) -> Iterator[Place]:
         yield Place(i, j, f"{kind} {path}", text, kind)
 
 
-def text_places(run: Run) -> Iterator[Place]:
-    """Every string of the run that a model read or wrote, system prompt and tools first."""
+def text_places(run: Run, indices: Iterable[int] | None = None, outside: bool = True) -> Iterator[Place]:
+    """Every string of the run that a model read or wrote, system prompt and tools first (``outside``); with
+    ``indices`` (ascending), only those messages' (a part of the run: ``tui.core.content_check``)."""
+    if outside:
+        yield from _outside_places(run)
+    messages = run.messages
+    for i in range(len(messages)) if indices is None else indices:
+        for j, block in enumerate(blocks_of(messages[i])):
+            yield from _block_places(i, j, block)
+
+
+def _outside_places(run: Run) -> Iterator[Place]:
+    """The strings riding beside the messages: the system prompt, the tools' names and descriptions."""
     system = run.system
     if isinstance(system, str):
         yield Place(None, None, "system prompt", system, "system")
@@ -98,6 +109,3 @@ def text_places(run: Run) -> Iterator[Place]:
         name = tool.get("name") if isinstance(tool, dict) else None
         for path, text in strings(tool):
             yield Place(None, None, f"tool {name}'s {path}" if name is not None else f"tools {path}", text, "tools")
-    for i, message in enumerate(run.messages):
-        for j, block in enumerate(blocks_of(message)):
-            yield from _block_places(i, j, block)

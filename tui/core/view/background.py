@@ -13,8 +13,9 @@ walking them held the interpreter for hundreds of milliseconds); it hands each f
 ``deliver(kind, value)``:
 
 - ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, Trace])``,
-  then ``("done", None)`` (on two cores the grammar and content checks run in different processes:
-  ``Background`` joins their findings and delivers them once, as the single job would);
+  then ``("done", None)`` (on two cores the grammar check and the two halves of the content check run as
+  jobs of their own in the two processes: ``Background`` joins their findings and delivers them once, as
+  the single job would);
 - ``("failed", text)`` when the worker could not load the run, or loaded a different one than the
   app holds (the file changed since): the caller falls back to computing in its own process.
 
@@ -48,7 +49,8 @@ PIECE = 500
 #: Seconds the reading thread sleeps between pieces, so the UI thread gets the interpreter.
 PAUSE = 0.001
 JOBS = ("findings", "tokens", "traces")
-#: The findings as two jobs (the grammar check, the content check), for two processes: joined in this order.
+#: The findings as jobs of their own for two processes: the grammar check, the content check (``content``) or
+#: a part of it (``content 0/2``: ``content_part``); ``Background`` joins them in this order.
 FINDING_PARTS = ("grammar", "content")
 
 Deliver = Callable[[str, Any], None]
@@ -68,6 +70,24 @@ def tool_turns(run: Run) -> Iterator[int]:
     from tui.core.view.analyses import has_tool_use
 
     return (i for i, m in enumerate(run.messages) if has_tool_use(m))
+
+
+def content_part(job: str) -> tuple[int, int]:
+    """The part of the content check a job does: ``content`` the whole (0, 1), ``content k/m`` part k of m."""
+    _, _, part = job.partition(" ")
+    if not part:
+        return 0, 1
+    k, m = part.split("/")
+    return int(k), int(m)
+
+
+def _finding_part(job: str) -> tuple[int, int] | None:
+    """Where a job's findings go in the join (``FINDING_PARTS``' order, then the content check's parts), or
+    None for a job that finds none."""
+    kind = job.partition(" ")[0]
+    if kind not in FINDING_PARTS:
+        return None
+    return FINDING_PARTS.index(kind), content_part(job)[0] if kind == "content" else 0
 
 
 def _pieces(items: list, size: int = PIECE) -> Iterator[list]:
@@ -105,10 +125,10 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
             from tui.core.grammar import check_run
 
             yield "grammar-findings", list(check_run(run))
-        elif job == "content":
+        elif job.startswith("content"):  # the whole check, or a part of it (``content_part``)
             from tui.core.content_check import content_findings
 
-            yield "content-findings", list(content_findings(run))
+            yield f"{job}-findings", list(content_findings(run, content_part(job)))
         elif job == "tokens":
             from tui.core.tokens import token_report
 
@@ -268,15 +288,16 @@ class Worker:
 
 
 def groups(cpus: int | None = None) -> tuple[tuple[str, ...], ...]:
-    """The jobs per worker: on two cores or more, the grammar check and the token report in one process, the
-    content check and the provenance index and traces in the other, about even (100 MB, CPU: grammar 0.5 s,
-    tokens 2.9 s; content 1.2 s, provenance and traces 2.8 s; with the whole check beside the tokens that
-    process took 4.4 s against 2.8 s); else all in one. Forked workers too: one
-    per job cost 0.4 s more CPU than two (100 MB: 7.05 s against 6.64, medians of 3; the third child
-    imports and copies pages of its own) for no earlier end on two cores, where the app's first screen
-    and reading take a core's share beside the traces."""
+    """The jobs per worker: on two cores or more, the grammar check, half the content check and the token
+    report in one process, the other half of the content check and the provenance index and traces in the
+    other; else all in one. About even: on the 100 MB run, CPU, grammar 0.3 s and tokens 1.4 s against
+    provenance and traces 1.6 s, and the content check 0.6 s; with the whole content check beside the
+    traces, that process ended 0.4-0.5 s after the other. Each process does its part of the findings first,
+    so they are in before either big job. Forked workers too: one per job cost 0.4 s more CPU than two
+    (100 MB: 7.05 s against 6.64, medians of 3; the third child imports and copies pages of its own) for no
+    earlier end on two cores, where the app's first screen and reading take a core's share beside them."""
     cpus = os.cpu_count() if cpus is None else cpus
-    return (("grammar", "tokens"), ("content", "traces")) if (cpus or 1) >= 2 else (JOBS,)
+    return (("grammar", "content 0/2", "tokens"), ("content 1/2", "traces")) if (cpus or 1) >= 2 else (JOBS,)
 
 
 class Background:
@@ -294,8 +315,9 @@ class Background:
                 worker.deliver = self._delivered
         self.workers = adopted or [Worker(run, load, self._delivered, group) for group in (jobs or groups())]
         self._running = len(self.workers)
-        #: The findings' parts still to come (``grammar``, ``content``: in two processes), and those in.
-        self._finding_parts = {job for w in self.workers for job in w.jobs if job in FINDING_PARTS}
+        #: The findings' parts (``grammar``, ``content`` or its parts: in two processes), and those in.
+        self._finding_parts = sorted((job for w in self.workers for job in w.jobs if _finding_part(job)),
+                                     key=_finding_part)
         self._findings: dict[str, list] = {}
 
     @property
@@ -321,14 +343,14 @@ class Background:
             if self._failed:
                 return
             part = kind.removesuffix("-findings")
-            if part in self._finding_parts:  # one part of the findings: delivered whole once both are in
+            if part in self._finding_parts:  # one part of the findings: delivered whole once all are in
                 self._findings[part] = value
                 if len(self._findings) < len(self._finding_parts):
                     return
                 from tui.core.grammar.findings import sort_findings
 
                 # in the order the single job joins them (``analyse``), so the sort's ties fall alike
-                kind, value = "findings", sort_findings([f for p in FINDING_PARTS for f in self._findings.get(p, [])])
+                kind, value = "findings", sort_findings([f for p in self._finding_parts for f in self._findings[p]])
             if kind == "failed":
                 self._failed = True
             elif kind == "done":
