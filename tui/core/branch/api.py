@@ -50,6 +50,12 @@ class IncompleteStream(Exception):
     """The stream ended before ``message_stop``: the turn is not complete and is not kept."""
 
 
+class StreamStopped(Exception):
+    """The stream began (the response's headers arrived), then nothing arrived for the timeout: the SDK does
+    not send a stream again. Raised from the SDK's own timeout, which 0.x let out as the HTTP client's
+    ``ReadTimeout`` and 2.x wraps in ``APITimeoutError``, the error of a call that never got an answer."""
+
+
 def api_key() -> str:
     key = os.environ.get(KEY_VARIABLE, "").strip()
     if not key:
@@ -139,32 +145,22 @@ def now_iso() -> str:
 async def stream_turn(client: Any, body: dict[str, Any], index: int, emit: Callable[[Any], None],
                       options: dict[str, Any] | None = None) -> tuple[dict[str, Any], ModelCall]:
     """Send ``body`` streaming; ``emit`` each block start and delta; return the turn and its call.
-    ``options``: the SDK's ``extra_headers``/``extra_query`` the recorded run sent (``request_headers.sdk_options``)."""
+    ``options``: the SDK's ``extra_headers``/``extra_query`` the recorded run sent (``request_headers.sdk_options``).
+    A stream that began and then went quiet raises ``StreamStopped``."""
     required = {k: body[k] for k in SDK_ARGUMENTS}
     extra = {k: v for k, v in body.items() if k not in SDK_ARGUMENTS and k != "stream"}  # always streamed
     started, t0 = now_iso(), time.monotonic()
-    complete = False
-    async with client.messages.stream(**required, extra_body=extra or None, **(options or {})) as stream:
-        async for event in stream:
-            kind = event.type
-            if kind == "message_stop":
-                complete = True
-            elif kind == "content_block_start":
-                block = event.content_block
-                emit(BlockStarted(index, event.index, block.type, getattr(block, "name", None)))
-            elif kind == "content_block_delta":
-                delta = event.delta
-                if delta.type == "text_delta":
-                    emit(Delta(index, event.index, "text", delta.text))
-                elif delta.type == "thinking_delta":
-                    emit(Delta(index, event.index, "thinking", delta.thinking))
-                elif delta.type == "input_json_delta":
-                    emit(Delta(index, event.index, "input_json", delta.partial_json))
-        if not complete:
-            raise IncompleteStream("the stream ended before the message was complete")
-        message = await stream.get_final_message()
-        request_id = stream.request_id
-        status = stream.response.status_code
+    began = False
+    try:
+        async with client.messages.stream(**required, extra_body=extra or None, **(options or {})) as stream:
+            began = True  # the response's headers are in: from here on, a timeout is the stream going quiet
+            message = await _read_stream(stream, index, emit)
+            request_id = stream.request_id
+            status = stream.response.status_code
+    except Exception as exc:
+        if began and _timed_out(exc):
+            raise StreamStopped(str(exc)) from exc
+        raise
     turn = {"role": "assistant", "content": [_wire_order(block.to_dict(mode="json")) for block in message.content]}
     usage = message.usage.to_dict(mode="json") if message.usage is not None else None
     call = ModelCall(message=index, usage=usage, stop_reason=message.stop_reason, model=message.model,
@@ -172,6 +168,36 @@ async def stream_turn(client: Any, body: dict[str, Any], index: int, emit: Calla
                      duration_ms=round((time.monotonic() - t0) * 1000, 1),
                      request=RecordedRequest(messages=index), status=status)
     return turn, call
+
+
+async def _read_stream(stream: Any, index: int, emit: Callable[[Any], None]) -> Any:
+    """The stream's events emitted as they come; the final message once ``message_stop`` came."""
+    complete = False
+    async for event in stream:
+        kind = event.type
+        if kind == "message_stop":
+            complete = True
+        elif kind == "content_block_start":
+            block = event.content_block
+            emit(BlockStarted(index, event.index, block.type, getattr(block, "name", None)))
+        elif kind == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                emit(Delta(index, event.index, "text", delta.text))
+            elif delta.type == "thinking_delta":
+                emit(Delta(index, event.index, "thinking", delta.thinking))
+            elif delta.type == "input_json_delta":
+                emit(Delta(index, event.index, "input_json", delta.partial_json))
+    if not complete:
+        raise IncompleteStream("the stream ended before the message was complete")
+    return await stream.get_final_message()
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """The SDK's timeout (2.x: ``APITimeoutError``) or the HTTP client's read timeout it let out (0.x)."""
+    import anthropic
+
+    return isinstance(exc, anthropic.APITimeoutError) or type(exc).__name__ == "ReadTimeout"
 
 
 def _wire_order(block: dict[str, Any]) -> dict[str, Any]:
@@ -194,13 +220,13 @@ def failure(exc: BaseException) -> ApiFailure:
         status = exc.status_code if exc.status_code != 200 else None  # 200: an error event mid-stream
         return ApiFailure("status", redact(message), status=status, error_type=error_type,
                           request_id=exc.request_id)
+    if isinstance(exc, StreamStopped) or type(exc).__name__ == "ReadTimeout":  # the stream began, then went quiet
+        return ApiFailure("connection", f"the stream stopped: nothing arrived for {api_timeout():g} s "
+                                        f"({TIMEOUT_VARIABLE})")
     if isinstance(exc, anthropic.APITimeoutError):  # no answer at all: the SDK has retried
         retries = api_retries()
         return ApiFailure("connection", f"{base_url()}: no answer within {api_timeout():g} s ({TIMEOUT_VARIABLE}), "
                                         f"after the SDK's {retries} retr{'y' if retries == 1 else 'ies'}")
-    if type(exc).__name__ == "ReadTimeout":  # the stream began, then went quiet: a stream is not retried
-        return ApiFailure("connection", f"the stream stopped: nothing arrived for {api_timeout():g} s "
-                                        f"({TIMEOUT_VARIABLE})")
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
