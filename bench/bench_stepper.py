@@ -223,9 +223,15 @@ def report_floor(label: str, steps: list[float], cpu: float) -> None:
           f"CPU {cpu * 1000:5.1f} ms a step")
 
 
-#: Runs turnscope with its analyses in a thread of the app (``thread``, as before issue 13) or as shipped.
-LAUNCH = ("import sys\nfrom tui.app.screens.stepper import StepperScreen\nmode = sys.argv.pop(1)\n"
-          "if mode == 'thread':\n    StepperScreen.process_from = 1 << 62\n"
+#: Runs turnscope with its analyses in a thread of the app (``thread``, as before issue 13) or as shipped
+#: (``process``: nothing imported before the command line, so Textual is imported when ``turnscope FILE`` imports
+#: it; an older checkout keeps the size bound on the stepper's class: set there too, in ``thread`` mode only).
+LAUNCH = ("import sys\nmode = sys.argv.pop(1)\n"
+          "if mode == 'thread':\n"
+          "    from tui.core.view import background\n"
+          "    background.PROCESS_FROM = 1 << 62\n"
+          "    from tui.app.screens.stepper import StepperScreen\n"
+          "    StepperScreen.process_from = 1 << 62\n"
           "from tui.cli import main\nsys.argv[0] = 'turnscope'\nraise SystemExit(main())\n")
 TMUX_SOCKET = f"turnscope-bench-{os.getpid()}"
 

@@ -15,6 +15,7 @@ from app_helpers import REFUND, app_for, screen_text, settle
 from slow_loader import open_when_flagged
 
 from tui.app.screens.stepper import StepperScreen
+from tui.core.view import background
 from tui.core.view.run_view import RunView
 from tui.formats import open_run
 
@@ -31,7 +32,7 @@ async def analysed(pilot, screen: StepperScreen, tries: int = 600) -> None:
 
 
 async def results(path, tmp_path, monkeypatch, process: bool, at: int = 5) -> dict:
-    monkeypatch.setattr(StepperScreen, "process_from", 0 if process else 1 << 60)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0 if process else 1 << 60)
     app = app_for(path, tmp_path, at=at)
     async with app.run_test(size=(200, 50)) as pilot:
         screen = stepper(app)
@@ -64,7 +65,7 @@ async def test_the_process_finds_what_the_app_finds_in_its_own_process(tmp_path,
 
 
 async def test_an_invented_value_is_noted_from_the_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
     app = app_for(INVENTED, tmp_path, at=5)
     async with app.run_test(size=(200, 50)) as pilot:
         screen = stepper(app)
@@ -98,7 +99,7 @@ async def _open_held(app, pilot, flag: Path, wait: bool = True) -> StepperScreen
 
 
 async def test_steps_are_answered_while_the_process_works_and_closing_the_run_ends_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
     flag = tmp_path / "go"
     app = app_for(REFUND, tmp_path, at=0)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -119,7 +120,7 @@ async def test_steps_are_answered_while_the_process_works_and_closing_the_run_en
 
 
 async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypatch):
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
     flag = tmp_path / "go"
     app = app_for(REFUND, tmp_path, at=0)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -136,7 +137,7 @@ async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypat
 
 
 async def test_a_file_changed_since_it_was_opened_is_analysed_in_the_app(tmp_path, monkeypatch):
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
     copy = tmp_path / "run.jsonl"
     copy.write_bytes(REFUND.read_bytes())
     app = app_for(copy, tmp_path, at=0)
@@ -149,7 +150,7 @@ async def test_a_file_changed_since_it_was_opened_is_analysed_in_the_app(tmp_pat
 
 
 async def test_quitting_the_app_ends_the_analyses_it_is_waiting_for(tmp_path, monkeypatch):
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
     app = app_for(REFUND, tmp_path, at=0)
     async with app.run_test(size=(120, 40)) as pilot:
         await analysed(pilot, stepper(app))

@@ -1,18 +1,21 @@
-"""The analyses of the run the app starts on, forked before the app starts (``launch.fork_analyses``): the
-stepper adopts those processes (no spawned ones, no second load), shows what the app's own thread finds, and
-closing the run or quitting ends them; a run the stepper would not analyse in processes is not forked for."""
+"""The analyses of the run the app starts on, forked before the app starts (``launch.fork_analyses``, between
+``load_opening`` and ``app_of`` as launch calls them: before Textual is imported): the stepper adopts those
+processes (no spawned ones, no second load), shows what the app's own thread finds, and closing the run or
+quitting ends them; a run the stepper would not analyse in processes is not forked for."""
 
 from __future__ import annotations
 
 import asyncio
 
+import orjson
 import pytest
 from analysis_helpers import INVENTED, stepper
-from app_helpers import REFUND, app_for, screen_text
+from app_helpers import REFUND, app_for, opening_for, screen_text
 from test_app_background import analysed, assert_same, gone, results, shown
+from test_app_diff import _drawn_in_a_terminal
 
+from tui.app.factory import app_of
 from tui.app.launch import fork_analyses
-from tui.app.screens.stepper import StepperScreen
 from tui.core import spawn
 from tui.core.view import background
 
@@ -21,15 +24,16 @@ from tui.core.view import background
 def forking(monkeypatch):
     """Files of any size analysed in processes; forking allowed although pytest runs threads of its own
     (they never touch what the child runs: the analyses and a pipe)."""
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
     monkeypatch.setattr(spawn, "forkable", lambda: True)
     yield
     background._adopt(None, None)  # nothing left waiting for the next test
 
 
 async def forked_results(path, tmp_path, at: int = 5) -> tuple[dict, list[int]]:
-    app = app_for(path, tmp_path, at=at)
-    assert fork_analyses(app)  # as launch does, before app.run()
+    opening = opening_for(path, tmp_path, at=at)
+    assert fork_analyses(opening)  # as launch does, before the app is built
+    app = app_of(opening)
     early = [w.process.pid for _, workers in background._EARLY for w in workers]
     async with app.run_test(size=(200, 50)) as pilot:
         screen = stepper(app)
@@ -47,14 +51,15 @@ async def test_the_forked_processes_find_what_the_app_finds_in_its_own_thread(tm
         there, early = await forked_results(path, tmp_path / "a")
         assert len(early) == len(background.groups())
         here = await results(path, tmp_path / "b", monkeypatch, process=False)
-        monkeypatch.setattr(StepperScreen, "process_from", 0)
+        monkeypatch.setattr(background, "PROCESS_FROM", 0)
         assert_same(there, here)
 
 
 async def test_closing_the_run_ends_its_forked_processes_at_once(tmp_path, forking, monkeypatch):
     monkeypatch.setattr(background, "_send", _held)  # the children wait before they analyse: still running
-    app = app_for(REFUND, tmp_path, at=0)
-    assert fork_analyses(app)
+    opening = opening_for(REFUND, tmp_path, at=0)
+    assert fork_analyses(opening)
+    app = app_of(opening)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = stepper(app)
         for _ in range(50):
@@ -79,8 +84,9 @@ def _held(conn, run, jobs):
 
 async def test_quitting_the_app_ends_the_forked_processes_it_is_waiting_for(tmp_path, forking, monkeypatch):
     monkeypatch.setattr(background, "_send", _held)
-    app = app_for(REFUND, tmp_path, at=0)
-    assert fork_analyses(app)
+    opening = opening_for(REFUND, tmp_path, at=0)
+    assert fork_analyses(opening)
+    app = app_of(opening)
     processes = [w.process for _, workers in background._EARLY for w in workers]
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(50):
@@ -95,12 +101,41 @@ async def test_quitting_the_app_ends_the_forked_processes_it_is_waiting_for(tmp_
 
 def test_no_fork_where_the_stepper_would_not_use_processes(tmp_path, monkeypatch):
     monkeypatch.setattr(spawn, "forkable", lambda: True)
-    small = app_for(REFUND, tmp_path / "a")  # the default bound: a small file is analysed in the app's thread
+    small = opening_for(REFUND, tmp_path / "a")  # the default bound: a small file is analysed in the app's thread
     assert not fork_analyses(small) and background._EARLY == []
-    monkeypatch.setattr(StepperScreen, "process_from", 0)
-    assert not fork_analyses(app_for(REFUND, tmp_path / "b", diff=str(INVENTED)))
-    assert not fork_analyses(app_for(REFUND, tmp_path / "c", follow=True))
-    assert not fork_analyses(app_for(None, tmp_path / "d"))  # the picker
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
+    assert not fork_analyses(opening_for(REFUND, tmp_path / "b", diff=str(INVENTED)))
+    assert not fork_analyses(opening_for(REFUND, tmp_path / "c", follow=True))
+    assert not fork_analyses(opening_for(None, tmp_path / "d"))  # the picker
     assert background._EARLY == []
     monkeypatch.setattr(spawn, "forkable", lambda: False)  # a process running threads
-    assert not fork_analyses(app_for(REFUND, tmp_path / "e"))
+    assert not fork_analyses(opening_for(REFUND, tmp_path / "e"))
+
+
+def test_launch_forks_the_analyses_before_it_imports_textual(tmp_path):
+    """``turnscope FILE`` on a large file: the analyses' processes are forked while no Textual module is loaded
+    (they start while the app imports and builds), and the app then adopts them: a real command line in a
+    pty, its children's pids read from /proc, with the size bound lowered through the environment."""
+    record = tmp_path / "forked.json"
+    driver = (
+        "import sys, orjson\n"
+        "from tui.core.view import background\n"
+        "background.PROCESS_FROM = 0\n"
+        "real, record = background.fork_early, sys.argv.pop(1)\n"
+        "def fork_early(run, jobs=None):\n"
+        "    textual = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "    forked = real(run, jobs)\n"
+        "    pids = [w.process.pid for _, workers in background._EARLY for w in workers]\n"
+        "    open(record, 'wb').write(orjson.dumps({'textual': textual, 'forked': forked, 'pids': pids}))\n"
+        "    return forked\n"
+        "background.fork_early = fork_early\n"
+        "from tui.cli import main\n"
+        "sys.argv[0] = 'turnscope'\n"
+        "raise SystemExit(main())\n")
+    drawn = _drawn_in_a_terminal([str(record), str(REFUND), "--at", "5"], (b"warning", b"message 5 of"), tmp_path,
+                                 python=("-c", driver))
+    got = orjson.loads(record.read_bytes())
+    assert got["forked"] and len(got["pids"]) == len(background.groups()), got
+    assert got["textual"] == [], got["textual"][:5]  # forked before the app's first Textual import
+    assert b"checking the run" not in drawn.rsplit(b"message 5 of", 1)[-1]  # the forked results arrived
+    assert all(gone(pid) for pid in got["pids"])

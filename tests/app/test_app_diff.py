@@ -105,14 +105,16 @@ async def test_diff_from_the_stepper_and_a_bad_file_is_one_line(tmp_path):
 ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
 
 
-def _drawn_in_a_terminal(argv: list[str], needles: tuple[bytes, ...], state: Path, timeout: float = 60) -> bytes:
-    """Run ``turnscope ARGV`` on a pty of 100x30 until every needle is drawn, then press q; what was drawn."""
+def _drawn_in_a_terminal(argv: list[str], needles: tuple[bytes, ...], state: Path, timeout: float = 60,
+                         python: tuple[str, ...] = ("-m", "tui")) -> bytes:
+    """Run ``turnscope ARGV`` (``python ... ARGV``) on a pty of 100x30 until every needle is drawn, then press q;
+    what was drawn."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     # Without COLUMNS/LINES (a pytest-xdist worker has them: 80 columns), so the pty's own size is used.
     env = {**{k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}, "TERM": "xterm-256color", "PYTHONPATH": str(REPO), "NO_COLOR": "1",
            "TURNSCOPE_STATE_DIR": str(state), "TURNSCOPE_CONFIG_DIR": str(state)}
-    proc = subprocess.Popen([sys.executable, "-m", "tui", *argv], stdin=slave, stdout=slave, stderr=slave, env=env,
+    proc = subprocess.Popen([sys.executable, *python, *argv], stdin=slave, stdout=slave, stderr=slave, env=env,
                             cwd=REPO, close_fds=True, start_new_session=True)
     os.close(slave)
     seen = b""

@@ -9,7 +9,7 @@ from textual.worker import WorkerCancelled
 
 from conftest import SAMPLES
 
-from tui.app.factory import make_app
+from tui.app.factory import app_of, load_opening
 from tui.app.screens.stepper import StepperScreen
 from tui.core import jsonio
 
@@ -18,10 +18,15 @@ REFUND = SAMPLES / "refund" / "run.jsonl"
 
 def app_for(path: Path | str | None, tmp_path: Path, **options):
     """The app on ``path`` (or the picker), with state, cache and Claude Code home under ``tmp_path``."""
+    return app_of(opening_for(path, tmp_path, **options))
+
+
+def opening_for(path: Path | str | None, tmp_path: Path, **options):
+    """What ``app_for``'s app opens on (``factory.load_opening``: nothing of Textual's yet)."""
     options.setdefault("keymap", {})
     options.setdefault("claude_home", tmp_path / "claude")
     options.setdefault("cache_dir", tmp_path / "cache")
-    return make_app(None if path is None else str(path), state_dir=tmp_path / "state", **options)
+    return load_opening(None if path is None else str(path), state_dir=tmp_path / "state", **options)
 
 
 def stepper(app) -> StepperScreen:

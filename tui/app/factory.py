@@ -2,7 +2,9 @@
 
 Given a path it loads the file here, before any Textual code runs, so a file that cannot
 be loaded raises ``LoadError``/``UsageError`` to the caller (the CLI prints one line and
-exits 2). Without a path the app opens the run picker. An experiment file (``turnscope branch --samples K``)
+exits 2). It is two steps, ``load_opening`` (the file loaded, the options read: no Textual
+imported yet) and ``app_of`` (the app built on it), so the command line can fork the
+analyses' processes between them (``launch.fork_analyses``), before Textual is imported. Without a path the app opens the run picker. An experiment file (``turnscope branch --samples K``)
 opens its experiment screen over the stepper of its original run (or over the picker when that
 run is not available). The state directory (recent runs),
 the cache directory (the picker's exact counts), the Claude Code home and the samples
@@ -12,9 +14,10 @@ A keymap file (``keymap.json`` in the config directory: binding id -> keys) rema
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from tui.app.app import TurnscopeApp
 from tui.app.sources import SAMPLES
 from tui.core import collector
 from tui.core import jsonio
@@ -24,6 +27,10 @@ from tui.core.paths import settings
 from tui.core.prefix import check_index
 from tui.formats import load_runs, open_run
 from tui.formats.options import LoadOptions
+
+if TYPE_CHECKING:
+    from tui.app.app import TurnscopeApp
+    from tui.core.run import Run
 
 
 def load_keymap(directory: Path) -> tuple[dict[str, str], str | None]:
@@ -40,14 +47,62 @@ def load_keymap(directory: Path) -> tuple[dict[str, str], str | None]:
     return data, None
 
 
-def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fmt: str | None = None,
-             system: str | None = None, tools: str | None = None, view: str = "request",
-             state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
-             keymap: dict[str, str] | None = None, diff: str | None = None,
-             diff_run: int | None = None, follow: bool = False,
-             context: str | None = None, cache_dir: Path | None = None) -> TurnscopeApp:
+@dataclass
+class Opening:
+    """What the app opens on, loaded and read before any Textual code runs (``load_opening``): the file's runs
+    (None: the picker), which run and index, the view, the options, the keymap, the directories, and what
+    rides on top (a diff, a follower, an experiment)."""
+
+    path: str | None
+    runs: list[Run] | None
+    run: int | None
+    at: int
+    view: str
+    state_dir: Path
+    claude_home: Path | None
+    samples: Path
+    keymap: dict[str, str]
+    notice: str | None
+    load_options: LoadOptions
+    diff: tuple[str, Run] | None
+    follower: Any
+    cache_dir: Path | None
+    experiment: tuple[Any, str | None] | None
+
+    @property
+    def chosen(self) -> Run | None:
+        """The run the stepper opens on, if it opens on one run (not the picker, not a file's run list)."""
+        if not self.runs or (self.run is None and len(self.runs) > 1):
+            return None
+        return self.runs[self.run or 0]
+
+
+def make_app(path: str | None = None, **options: Any) -> TurnscopeApp:
     """The app on ``path`` (cursor at ``at``, run ``run`` of a multi-run file), or the picker; with
-    ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper."""
+    ``diff`` (a second file, run ``diff_run``), the diff screen of the two on top of the stepper
+    (``load_opening``'s options)."""
+    return app_of(load_opening(path, **options))
+
+
+def app_of(opening: Opening) -> TurnscopeApp:
+    """The app on what ``load_opening`` loaded (Textual is imported here)."""
+    from tui.app.app import TurnscopeApp
+
+    return TurnscopeApp(runs=opening.runs, path=opening.path, run=opening.run, at=opening.at, view=opening.view,
+                        state_dir=opening.state_dir, claude_home=opening.claude_home, samples=opening.samples,
+                        keymap=opening.keymap, notice=opening.notice, load_options=opening.load_options,
+                        diff=opening.diff, follower=opening.follower, cache_dir=opening.cache_dir,
+                        experiment=opening.experiment)
+
+
+def load_opening(path: str | None = None, *, at: int = 0, run: int | None = None, fmt: str | None = None,
+                 system: str | None = None, tools: str | None = None, view: str = "request",
+                 state_dir: Path | None = None, claude_home: Path | None = None, samples: Path = SAMPLES,
+                 keymap: dict[str, str] | None = None, diff: str | None = None,
+                 diff_run: int | None = None, follow: bool = False,
+                 context: str | None = None, cache_dir: Path | None = None) -> Opening:
+    """``path`` loaded (cursor at ``at``, run ``run`` of a multi-run file), or None for the picker; with ``diff``
+    (a second file, run ``diff_run``) that one too; the keymap and directories read. No Textual."""
     options = LoadOptions(fmt, system, tools, context)
     notice = None
     if keymap is None:
@@ -88,7 +143,7 @@ def make_app(path: str | None = None, *, at: int = 0, run: int | None = None, fm
             raise UsageError("--diff needs a run to compare: turnscope A --diff B")
         run = 0 if run is None else run  # the stepper opens on a run, not on A's run list
         other = (diff, open_run(diff, run=diff_run, fmt=fmt))
-    return TurnscopeApp(runs=runs, path=path, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
-                        samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
-                        follower=follower, cache_dir=cache,
-                        experiment=(experiment, experiment_note) if experiment is not None else None)
+    return Opening(path=path, runs=runs, run=run, at=at, view=view, state_dir=state, claude_home=claude_home,
+                   samples=samples, keymap=keymap, notice=notice, load_options=options, diff=other,
+                   follower=follower, cache_dir=cache,
+                   experiment=(experiment, experiment_note) if experiment is not None else None)

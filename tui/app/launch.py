@@ -46,14 +46,14 @@ def launch(argv: list[str]) -> int:
         args = parser().parse_args(argv)
         if args.format is not None and args.format not in format_names():
             raise UsageError(f"unknown format {args.format!r}; known: {', '.join(format_names())}")
-        from tui.app.factory import make_app  # Textual is imported only once the arguments are good
+        from tui.app.factory import app_of, load_opening  # the file first: Textual once the analyses are forked
 
         at = args.at
         if args.follow and not any(a == "--at" or a.startswith("--at=") for a in argv):
             at = -1  # following starts at the end, as ``less +F`` does
-        app = make_app(args.file, at=at, run=args.run, fmt=args.format, system=args.system,
-                       tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run,
-                       follow=args.follow, context=args.context)
+        opening = load_opening(args.file, at=at, run=args.run, fmt=args.format, system=args.system,
+                               tools=args.tools, view=args.view, diff=args.diff, diff_run=args.diff_run,
+                               follow=args.follow, context=args.context)
     except LoadError as exc:
         say(exc.line_text())
         return EXIT_BAD_INPUT
@@ -65,25 +65,24 @@ def launch(argv: list[str]) -> int:
         say(f"standard output is not a terminal, so the app does not start; `turnscope show{shown}` "
             "prints the run (`turnscope check`, `tokens`, `trace` the analyses)")
         return EXIT_BAD_INPUT
-    collector.keep_out_loaded()  # the run just loaded, before the app starts (``tui.core.collector``)
-    fork_analyses(app)
+    collector.keep_out_loaded()  # the run just loaded: the forked children's copy kept out too
+    fork_analyses(opening)  # before Textual is imported: the children start while the app imports and builds
+    app = app_of(opening)
+    collector.keep_out_loaded()  # what building the app left alive, before it starts (``tui.core.collector``)
     app.run()
     return app.return_code or 0
 
 
-def fork_analyses(app) -> bool:
-    """The analyses of the run the app opens on, forked now (``background.fork_early``: no thread runs yet, the
-    run is in memory), for the stepper to adopt; only where it would start processes of its own (a large file,
-    not followed, no diff or experiment on top). True if forked."""
-    path, runs, run, _, _ = app.initial
-    if not path or not runs or (run is None and len(runs) > 1) or app.diff is not None \
-            or app.experiment is not None or app.followers:
+def fork_analyses(opening) -> bool:
+    """The analyses of the run the app opens on (``factory.Opening``), forked now (``background.fork_early``: no
+    thread runs yet, the run is in memory, Textual is not imported), for the stepper to adopt; only where it
+    would start processes of its own (a large file, not followed, no diff or experiment on top). True if forked."""
+    chosen = opening.chosen
+    if chosen is None or not opening.path or opening.diff is not None or opening.experiment is not None \
+            or opening.follower is not None:
         return False
-    from tui.app.screens.stepper import StepperScreen
+    from tui.core.view.background import fork_early, large
 
-    chosen = runs[run or 0]
-    if not StepperScreen.large(chosen.source.path):
+    if not large(chosen.source.path):
         return False
-    from tui.core.view.background import fork_early
-
     return fork_early(chosen)

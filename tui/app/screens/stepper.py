@@ -142,10 +142,6 @@ class StepperScreen(FittedFooter, StartFrames, Screen):
     tokens_view = getters.query_one("#tokens", TokensView)
     response_view = getters.query_one("#response", ResponseView)
 
-    #: Files this large (bytes) are analysed in a separate process (``tui.core.view.background``);
-    #: smaller ones in a thread here, where the work takes less time than starting a process.
-    process_from = 4 << 20
-
     def __init__(self, view: RunView, at: int = 0, view_name: str = "request",
                  following: Following | None = None, loader=None) -> None:
         super().__init__()
@@ -836,21 +832,13 @@ class StepperScreen(FittedFooter, StartFrames, Screen):
     _finding_keys = False
 
     def _in_process(self) -> bool:
-        """Whether this run is analysed in a separate process: a large file, loaded again there."""
+        """Whether this run is analysed in separate processes: a large file (``background.large``: files
+        this large; smaller ones in a thread here, where the work takes less time than starting a process)."""
         if self.loader is None or self.following is not None:
             return False
-        return self.large(self.view.run.source.path)
+        from tui.core.view import background
 
-    @classmethod
-    def large(cls, path: str | None) -> bool:
-        """Whether the file at ``path`` is large enough for its analyses to run in processes
-        (``process_from``); ``launch.fork_analyses`` asks the same before it forks them."""
-        if not path:
-            return False
-        try:
-            return os.path.getsize(path) >= cls.process_from
-        except OSError:
-            return False
+        return background.large(self.view.run.source.path)
 
     def start_background(self) -> None:
         """The check, the token report and every trace in the analyses' process; results come as messages."""

@@ -22,8 +22,9 @@ walking them held the interpreter for hundreds of milliseconds); it hands each f
 ``stop()`` ends the process at once (closing a run, opening another, quitting).
 
 The run the app starts on is already in memory before the app starts, when the launching process
-runs no thread yet: ``fork_early`` forks the workers there (``spawn.start(fork=True)``), and they
-analyse the app's own run: no second load, no interpreter start-up, no imports. The ``Background``
+runs no thread yet and has not imported Textual: ``fork_early`` forks the workers there
+(``spawn.start(fork=True)``), and they analyse the app's own run while the app imports Textual and
+draws its first screen: no second load, no interpreter start-up, no imports. The ``Background``
 made next for that very run (the stepper's) adopts them instead of spawning its own; any other run
 (opened from the picker, another run of the file, after a reload) is analysed by spawned workers,
 since the app then runs threads. What a forked worker sends is what a spawned one sends.
@@ -48,6 +49,9 @@ from tui.core.tokens import CallTokens, MessageTokens, TokenReport
 PIECE = 500
 #: Seconds the reading thread sleeps between pieces, so the UI thread gets the interpreter.
 PAUSE = 0.001
+#: From this file size on, the stepper analyses a run in these processes (below it, in a thread of its own:
+#: a small run's analyses take less than starting a process); ``launch.fork_analyses`` asks the same.
+PROCESS_FROM = 4 << 20
 JOBS = ("findings", "tokens", "traces")
 #: The findings as jobs of their own for two processes: the grammar check, the content check (``content``) or
 #: a part of it (``content 0/2``: ``content_part``); ``Background`` joins them in this order.
@@ -55,6 +59,16 @@ FINDING_PARTS = ("grammar", "content")
 
 Deliver = Callable[[str, Any], None]
 _LIVE: weakref.WeakSet[Background] = weakref.WeakSet()
+
+
+def large(path: str | None) -> bool:
+    """Whether the file at ``path`` is large enough for its analyses to run in processes (``PROCESS_FROM``)."""
+    if not path:
+        return False
+    try:
+        return os.path.getsize(path) >= PROCESS_FROM
+    except OSError:
+        return False
 
 
 def fingerprint(run: Run) -> tuple:
