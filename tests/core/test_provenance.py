@@ -7,7 +7,7 @@ import json
 
 from conftest import SAMPLES
 from run_files import refund, write_jsonl
-from tui.core.provenance import Provenance, trace, trace_of, trace_row
+from tui.core.provenance import Provenance, trace, trace_of, trace_row, unsourced_of
 from tui.core.view.background import tool_turns
 from tui.formats import open_run
 
@@ -148,7 +148,7 @@ def test_trace_of_a_message_without_tool_calls_and_out_of_range(cli):
 def test_a_trace_is_the_same_whatever_was_traced_before_it_and_after_the_trip_to_the_app(tmp_path):
     """``find`` remembers a value's earliest place in the messages; a text occurrence before it is still the
     source of a turn before that place. Traced forwards, backwards or alone, each turn's trace is the same,
-    and the tuples a worker sends (``trace_row``) make the same trace again."""
+    and the tuples a worker sends (``trace_row``) make the same trace again, and the same unsourced values."""
     header, _ = refund()
     use = lambda k: {"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{k}", "name": "search",
                                                        "input": {"q": "late parcel", "order_id": "9931"}}]}
@@ -157,6 +157,7 @@ def test_a_trace_is_the_same_whatever_was_traced_before_it_and_after_the_trip_to
     messages = [{"role": "user", "content": "my late parcel, order 9931"}, use(1), done(1), use(2), done(2), use(3)]
     runs = [open_run(str(write_jsonl(tmp_path / "run.jsonl", messages, header)))]
     runs += [open_run(str(p)) for p in sorted(SAMPLES.rglob("*.jsonl"))]
+    kinds = set()
     for run in runs:
         turns = list(tool_turns(run))
         forwards, backwards = Provenance(run), Provenance(run)
@@ -164,6 +165,9 @@ def test_a_trace_is_the_same_whatever_was_traced_before_it_and_after_the_trip_to
         assert {n: backwards.trace(n) for n in reversed(turns)} == ahead
         assert {n: Provenance(run).trace(n) for n in turns} == ahead
         assert {n: trace_of(trace_row(t)) for n, t in ahead.items()} == ahead
+        assert {n: unsourced_of(trace_row(t)) for n, t in ahead.items()} == {n: t.unsourced for n, t in ahead.items()}
+        kinds |= {v.unsourced for t in ahead.values() for v in t.values}
+    assert kinds == {True, False}  # values unsourced and not, among them
     first, later = _value(ahead_of(runs[0], 1), ".q"), _value(ahead_of(runs[0], 3), ".q")
     assert first.source.index == 0 and first.source.how == "text"  # a text occurrence before its first place
     assert later.source.index == 1 and later.source.how == "value"  # the value itself, once it was written

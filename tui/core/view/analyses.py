@@ -15,7 +15,9 @@ keys have been quiet for a moment (``resume``); a cancelled worker stops at the 
 When the stepper runs the analyses in a separate process (``tui.core.view.background``), it says so
 (``expect_traces``): then ``compute_trace`` does not build the index here but waits, yielding to
 ``tick``, until ``set_traces`` brings the traces of every tool turn (or ``traces_failed`` says to
-compute them here after all).
+compute them here after all). They come as the tuples the process sent (``provenance.trace_row``),
+and each becomes a ``Trace`` when it is first asked for: the run-wide unsourced values are read
+from the tuples, so taking in 16,000 traces makes no object per value.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import threading
 from typing import Any, Callable
 
 from tui.core.blocks import TOOL_USE_TYPES
-from tui.core.provenance import Provenance, Trace, Value
+from tui.core.provenance import Provenance, Trace, Value, trace_of, unsourced_of
 from tui.core.run import Run, blocks_of
 from tui.core.tokens import ESTIMATED, EXACT, Counter, TokenReport, token_report
 
@@ -68,6 +70,7 @@ class RunAnalyses:
         self._provenance: Provenance | None = None
         self._lock = threading.Lock()
         self._traces: dict[int, Trace] = {}
+        self._rows: dict[int, tuple] = {}  # traces from another process, made ``Trace`` when asked (``trace``)
         self.gate = threading.Event()  # set: the work may run; cleared while the user is stepping
         self.gate.set()
         self._remote: threading.Event | None = None  # set once traces from another process arrived (or failed)
@@ -125,18 +128,23 @@ class RunAnalyses:
 
     def trace(self, n: int) -> Trace | None:
         """The trace of message ``n`` if a worker has made it."""
-        return self._traces.get(n)
+        found = self._traces.get(n)
+        if found is None:
+            row = self._rows.pop(n, None)  # (taken by one thread: another asking at once finds it made below)
+            found = self._traces.get(n) if row is None else self._traces.setdefault(n, trace_of(row))
+        return found
 
     def expect_traces(self) -> None:
         """Another process traces every tool turn: ``compute_trace`` waits for it instead of building the index."""
         self._remote = threading.Event()
 
-    def set_traces(self, traces: dict[int, Trace]) -> list[tuple[int, Value]]:
-        """The traces of every tool turn arrived; returns the unsourced values they hold, in run order."""
-        self._traces.update(traces)
+    def set_traces(self, rows: dict[int, tuple]) -> list[tuple[int, Value]]:
+        """The traces of every tool turn arrived from another process, as ``provenance.trace_row`` tuples; returns
+        the unsourced values they hold, in run order."""
+        self._rows.update(rows)
         if self._remote is not None:
             self._remote.set()
-        return [(i, v) for i in sorted(traces) for v in traces[i].unsourced]
+        return [(i, v) for i in sorted(rows) for v in unsourced_of(rows[i])]
 
     def traces_failed(self) -> None:
         """The other process could not trace: ``compute_trace`` works here again."""
@@ -152,7 +160,7 @@ class RunAnalyses:
             if tick is not None:
                 tick()
             remote.wait(0.05)
-        found = self._traces.get(n)
+        found = self.trace(n)
         if found is None:
             found = self._traces[n] = self.provenance(tick).trace(n)
         return found

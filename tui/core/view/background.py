@@ -12,7 +12,8 @@ piece taken in is settled (``collector.settle``: the results are read-only, and 
 walking them held the interpreter for hundreds of milliseconds); it hands each finished result to
 ``deliver(kind, value)``:
 
-- ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, Trace])``,
+- ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, tuple])`` (each trace as
+  ``provenance.trace_row`` made it: ``trace_of`` makes the ``Trace``),
   then ``("done", None)`` (on two cores the grammar check and the two halves of the content check run as
   jobs of their own in the two processes: ``Background`` joins their findings and delivers them once, as
   the single job would);
@@ -47,6 +48,8 @@ from tui.core.tokens import CallTokens, MessageTokens, TokenReport
 
 #: Objects per piece sent back: unpickling one takes about a millisecond.
 PIECE = 500
+#: Traces per piece: as tuples (taken in as they are, ``Collect``) 400 unpickle in about a millisecond.
+TRACES_PIECE = 400
 #: Seconds the reading thread sleeps between pieces, so the UI thread gets the interpreter.
 PAUSE = 0.001
 #: From this file size on, the stepper analyses a run in these processes (below it, in a thread of its own:
@@ -157,7 +160,7 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
 
             provenance = Provenance(run)
             traces = [(n, trace_row(provenance.trace(n))) for n in tool_turns(run)]  # tuples: pickled faster
-            for piece in _pieces(traces, PIECE // 4):
+            for piece in _pieces(traces, TRACES_PIECE):
                 yield "trace-piece", piece
             yield "traces", None
 
@@ -214,10 +217,8 @@ class Collect:
             report = TokenReport(self.calls, self.messages, fixed, fixed_kind)
             self.calls, self.messages = [], []
             return "tokens", report
-        elif kind == "trace-piece":
-            from tui.core.provenance import trace_of
-
-            self.traces.update((n, trace_of(row)) for n, row in payload)
+        elif kind == "trace-piece":  # kept as sent: ``RunAnalyses`` makes a ``Trace`` of one when it is asked for
+            self.traces.update(payload)
         elif kind == "traces":
             traces, self.traces = self.traces, {}
             return "traces", traces
