@@ -20,7 +20,8 @@ Measurements, each in a fresh process:
   it), and spawned (each loads the file: a run opened later in the app), beside the same work one
   job after another in one process (``headless`` above) and, with ``--before DIR``, that of another
   checkout (main before issue 13); in the app (``python -m tui FILE`` in a pty: the real path, the
-  forked one where the checkout forks), from spawn until the provenance notes are counted, this
+  forked one where the checkout forks), from spawn until the provenance notes are counted and the
+  token report is in the message list, this
   checkout and ``--before``'s interleaved (``--tries N``: medians), and once with the analyses in
   the app's thread;
 - CPU (user + system) of each analyses' process and of the app until then, sampled while they run;
@@ -208,18 +209,17 @@ class Sampler:
 
 def in_app(path: Path, mode: str = "process", checkout: Path = ROOT) -> dict:
     """The app of ``checkout`` on ``path``: seconds to the first screen (``first``), until the provenance notes
-    are counted (``done``: the last analysis on screen), with ``Sampler``'s figures until then; the analyses in
+    are counted and the token report is in the list (``done``: the last analyses on screen, ``analysed_at``), with ``Sampler``'s figures until then; the analyses in
     processes (``process``: as shipped; forked before the app starts where the checkout does) or in the app's
     ``thread``."""
-    from bench_stepper import LAUNCH, Term
+    from bench_stepper import LAUNCH, Term, analysed_at
 
     term = Term([sys.executable, "-c", LAUNCH, mode, str(path)], checkout)
     sampler = Sampler(term.proc.pid)
     try:
         term.until("the caller's message", timeout=600)
         first = time.perf_counter() - term.start
-        term.until("provenance note", timeout=1800, since_start=True)
-        done = term.appeared("provenance note")
+        done = analysed_at(term, timeout=1800)
         return {"first": first, "done": done, **sampler.stop()}
     finally:
         term.close()
@@ -359,7 +359,7 @@ def main() -> int:
     print(f"  peak with the analyses done {h['hwm_done']:.0f} MB ({h['hwm_done'] / mb:.1f}x the file; bound 6x)")
     if not args.no_app:
         a = in_app(path)
-        print(f"app: first screen {a['first']:.2f} s, analyses done (provenance notes counted) {a['done']:.1f} s "
+        print(f"app: first screen {a['first']:.2f} s, analyses done (provenance notes counted, token report in the list) {a['done']:.1f} s "
               f"after start, peak {a['app_hwm']:.0f} MB ({a['app_hwm'] / mb:.1f}x the file), analyses' process "
               f"{a['kid_hwm']:.0f} MB")
     quarter, whole = long_run(args.messages // 4), long_run(args.messages)

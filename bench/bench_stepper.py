@@ -21,8 +21,8 @@ the last index than at the first.
 Then the user's path (issue 13): ``j`` sent as soon as the first screen shows, at a person's pace
 (``--pace`` seconds between keys: longer than the pause after which analyses in the app's thread
 went on), ``--user-steps`` keys, p50/p95/max from key to the frame that shows the new index; the
-seconds until the whole run is analysed (the status line counts the provenance notes, the last
-result), read from when that text was first drawn; steps after that; peak memory of the app and of
+seconds until the whole run is analysed (the status line counts the provenance notes and the message
+list shows the token report, the last results), read from when that text was first drawn; steps after that; peak memory of the app and of
 its analyses' processes. Side by side in one run: the baseline, the analyses in a thread of the
 app's process (as before issue 13), and the default, a separate process; each directly in a pty and,
 when ``tmux`` is installed, through a tmux client at the same size.
@@ -58,6 +58,29 @@ HELLO = ("from textual.app import App\nfrom textual.widgets import Static\n"
 COLS, ROWS = 120, 40
 
 
+#: On screen once the token report is in: a model call's row in the message list with its input tokens (``~2.0k``).
+TOKENS_SHOWN = re.compile(rb"call \d+ +~\d")
+#: The last results on screen: the provenance notes counted in the status line, the token report in the list.
+ANALYSED = ("provenance note", TOKENS_SHOWN)
+
+
+def analysed_at(term: "Term", timeout: float) -> float:
+    """Seconds from the start until the whole run was analysed on screen (the later of ``ANALYSED``)."""
+    term.until(*ANALYSED, timeout=timeout, since_start=True)
+    return max(term.appeared(needle) for needle in ANALYSED)
+
+
+class _Needle:
+    """What ``Term`` waits for: a text, or a compiled bytes pattern."""
+
+    def __init__(self, needle: str | re.Pattern):
+        self.text = needle.encode() if isinstance(needle, str) else None
+        self.pattern = None if isinstance(needle, str) else needle
+
+    def found(self, plain: bytes) -> bool:
+        return self.text in plain if self.text is not None else self.pattern.search(plain) is not None
+
+
 class Term:
     """A child process on a pty of COLS x ROWS; ``until`` reads its output until some text has been drawn."""
 
@@ -76,13 +99,13 @@ class Term:
         self.raw = b""  # everything the process wrote so far
         self.log: list[tuple[float, int]] = []  # (when, length of ``raw`` then): when each chunk arrived
 
-    def until(self, *needles: str, timeout: float = 120, since_start: bool = False) -> float:
-        """Seconds from now until every needle has appeared in text drawn after this call (or at
-        all, with ``since_start``)."""
+    def until(self, *needles: str | re.Pattern, timeout: float = 120, since_start: bool = False) -> float:
+        """Seconds from now until every needle (text, or a compiled bytes pattern) has appeared in text drawn
+        after this call (or at all, with ``since_start``)."""
         t0 = time.perf_counter()
         seen = self.raw if since_start else b""
-        wanted = [n.encode() for n in needles]
-        if since_start and all(w in ANSI.sub(b"", seen) for w in wanted):
+        wanted = [_Needle(n) for n in needles]
+        if since_start and all(w.found(ANSI.sub(b"", seen)) for w in wanted):
             return 0.0
         while True:
             left = timeout - (time.perf_counter() - t0)
@@ -101,15 +124,15 @@ class Term:
             self.raw += chunk
             self.log.append((time.perf_counter(), len(self.raw)))
             plain = ANSI.sub(b"", seen)
-            if all(w in plain for w in wanted):
+            if all(w.found(plain) for w in wanted):
                 return time.perf_counter() - t0
 
-    def appeared(self, needle: str) -> float:
-        """Seconds from the start until ``needle`` was first drawn (it has been)."""
-        wanted, done = needle.encode(), 0
+    def appeared(self, needle: str | re.Pattern) -> float:
+        """Seconds from the start until ``needle`` (text, or a compiled bytes pattern) was first drawn (it has been)."""
+        wanted, done = _Needle(needle), 0
         for when, end in self.log:
             window = self.raw[max(done - 4096, 0):end]
-            if wanted in ANSI.sub(b"", window):
+            if wanted.found(ANSI.sub(b"", window)):
                 return when - self.start
             done = end
         return float("nan")
@@ -298,8 +321,7 @@ def user_path(path: Path, total: int, mode: str, steps: int, pace: float, tmux: 
         for n in range(1, steps + 1):
             during.append(term.key(b"j", f"message {n} of {total}"))
             time.sleep(pace)
-        term.until("provenance note", timeout=900, since_start=True)
-        analysed = term.appeared("provenance note")
+        analysed = analysed_at(term, timeout=900)
         time.sleep(1)
         cpu0 = cpu_of(app_pid)
         after = [term.key(b"j", f"message {n} of {total}") for n in range(steps + 1, steps + 41)]

@@ -846,7 +846,7 @@ class StepperScreen(FittedFooter, StartFrames, Screen):
         from tui.core.view.background import Background
 
         self.view.analyses.expect_traces()
-        self.background = Background(self.view.run, self.loader, self._delivered)
+        self.background = Background(self.view.run, self.loader, self._delivered, quiet=self.view.analyses.gate)
         self.background.start()
 
     def _delivered(self, kind: str, value) -> None:
