@@ -4,7 +4,8 @@ Given a path it loads the file here, before any Textual code runs, so a file tha
 be loaded raises ``LoadError``/``UsageError`` to the caller (the CLI prints one line and
 exits 2). It is two steps, ``load_opening`` (the file loaded, the options read: no Textual
 imported yet) and ``app_of`` (the app built on it), so the command line can fork the
-analyses' processes between them (``launch.fork_analyses``), before Textual is imported. Without a path the app opens the run picker. An experiment file (``turnscope branch --samples K``)
+analyses' processes between them (``launch.fork_analyses``), before Textual is imported.
+Without a path the app opens the run picker. An experiment file (``turnscope branch --samples K``)
 opens its experiment screen over the stepper of its original run (or over the picker when that
 run is not available). The state directory (recent runs),
 the cache directory (the picker's exact counts), the Claude Code home and the samples
@@ -51,7 +52,7 @@ def load_keymap(directory: Path) -> tuple[dict[str, str], str | None]:
 class Opening:
     """What the app opens on, loaded and read before any Textual code runs (``load_opening``): the file's runs
     (None: the picker), which run and index, the view, the options, the keymap, the directories, and what
-    rides on top (a diff, a follower, an experiment)."""
+    rides on top (a diff, a follower, an experiment); each field is ``TurnscopeApp``'s keyword of that name."""
 
     path: str | None
     runs: list[Run] | None
@@ -88,11 +89,7 @@ def app_of(opening: Opening) -> TurnscopeApp:
     """The app on what ``load_opening`` loaded (Textual is imported here)."""
     from tui.app.app import TurnscopeApp
 
-    return TurnscopeApp(runs=opening.runs, path=opening.path, run=opening.run, at=opening.at, view=opening.view,
-                        state_dir=opening.state_dir, claude_home=opening.claude_home, samples=opening.samples,
-                        keymap=opening.keymap, notice=opening.notice, load_options=opening.load_options,
-                        diff=opening.diff, follower=opening.follower, cache_dir=opening.cache_dir,
-                        experiment=opening.experiment)
+    return TurnscopeApp(**vars(opening))  # (``Opening``'s fields are the app's keyword arguments)
 
 
 def load_opening(path: str | None = None, *, at: int = 0, run: int | None = None, fmt: str | None = None,

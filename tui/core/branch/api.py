@@ -220,7 +220,7 @@ def failure(exc: BaseException) -> ApiFailure:
         status = exc.status_code if exc.status_code != 200 else None  # 200: an error event mid-stream
         return ApiFailure("status", redact(message), status=status, error_type=error_type,
                           request_id=exc.request_id)
-    if isinstance(exc, StreamStopped) or type(exc).__name__ == "ReadTimeout":  # the stream began, then went quiet
+    if isinstance(exc, StreamStopped):  # the stream began, then went quiet (``stream_turn``)
         return ApiFailure("connection", f"the stream stopped: nothing arrived for {api_timeout():g} s "
                                         f"({TIMEOUT_VARIABLE})")
     if isinstance(exc, anthropic.APITimeoutError):  # no answer at all: the SDK has retried

@@ -310,9 +310,9 @@ class Worker:
 def groups(cpus: int | None = None) -> tuple[tuple[str, ...], ...]:
     """The jobs per worker: on two cores or more, the grammar check, half the content check and the token
     report in one process, the other half of the content check and the provenance index and traces in the
-    other; else all in one. About even: on the 100 MB run, CPU, grammar 0.3 s and tokens 1.4 s against
-    provenance and traces 1.6 s, and the content check 0.6 s; with the whole content check beside the
-    traces, that process ended 0.4-0.5 s after the other. Each process does its part of the findings first,
+    other; else all in one. About even: on the 100 MB run, CPU at a quick hour, grammar 0.2-0.3 s and tokens
+    1.2-1.4 s against provenance and traces 1.2-1.6 s, and the content check 0.5-0.7 s; with the whole content
+    check beside the traces, that process ended 0.15-1.0 s after the other (pty timelines of the app). Each process does its part of the findings first,
     so they are in before either big job. Forked workers too: one per job cost 0.4 s more CPU than two
     (100 MB: 7.05 s against 6.64, medians of 3; the third child imports and copies pages of its own) for no
     earlier end on two cores, where the app's first screen and reading take a core's share beside them."""
@@ -327,8 +327,8 @@ class Background:
     def __init__(self, run: Run, load: Callable[[], Run], deliver: Deliver,
                  jobs: tuple[tuple[str, ...], ...] | None = None, quiet: threading.Event | None = None):
         """``quiet``: set while the user is not stepping (``RunAnalyses.gate``); then what the processes send is
-        taken in without pausing between pieces (the last pieces of the traces arrived 0.15-0.2 s sooner on the
-        100 MB run); None: always pausing."""
+        taken in without pausing between pieces (on the 100 MB run 144 pieces: the pauses alone were 0.15 s);
+        None: always pausing."""
         self.deliver = deliver
         self._lock = threading.Lock()
         self._failed = False
