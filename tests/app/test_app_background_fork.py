@@ -118,17 +118,23 @@ def test_launch_forks_the_analyses_before_it_imports_textual(tmp_path):
     pty, its children's pids read from /proc, with the size bound lowered through the environment."""
     record = tmp_path / "forked.json"
     driver = (
-        "import sys, orjson\n"
+        "import atexit, sys, orjson\n"
+        "from tui.core import spawn\n"
         "from tui.core.view import background\n"
         "background.PROCESS_FROM = 0\n"
-        "real, record = background.fork_early, sys.argv.pop(1)\n"
+        "real, record, got = background.fork_early, sys.argv.pop(1), {'spawned': 0}\n"
         "def fork_early(run, jobs=None):\n"
-        "    textual = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
-        "    forked = real(run, jobs)\n"
-        "    pids = [w.process.pid for _, workers in background._EARLY for w in workers]\n"
-        "    open(record, 'wb').write(orjson.dumps({'textual': textual, 'forked': forked, 'pids': pids}))\n"
-        "    return forked\n"
+        "    got['textual'] = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "    got['forked'] = real(run, jobs)\n"
+        "    got['pids'] = [w.process.pid for _, workers in background._EARLY for w in workers]\n"
+        "    return got['forked']\n"
         "background.fork_early = fork_early\n"
+        "real_start = spawn.start\n"
+        "def start(target, args, name, fork=False):\n"
+        "    got['spawned'] += not fork and name == 'turnscope-analyses'\n"
+        "    return real_start(target, args, name, fork)\n"
+        "spawn.start = start\n"
+        "atexit.register(lambda: open(record, 'wb').write(orjson.dumps(got)))\n"
         "from tui.cli import main\n"
         "sys.argv[0] = 'turnscope'\n"
         "raise SystemExit(main())\n")
@@ -136,6 +142,7 @@ def test_launch_forks_the_analyses_before_it_imports_textual(tmp_path):
                                  python=("-c", driver))
     got = orjson.loads(record.read_bytes())
     assert got["forked"] and len(got["pids"]) == len(background.groups()), got
+    assert got["spawned"] == 0, got  # the stepper adopted the forked processes: it started none of its own
     assert got["textual"] == [], got["textual"][:5]  # forked before the app's first Textual import
     assert b"checking the run" not in drawn.rsplit(b"message 5 of", 1)[-1]  # the forked results arrived
     assert all(gone(pid) for pid in got["pids"])
