@@ -205,7 +205,7 @@ def test_long_ascii_text_costs_what_the_piece_by_piece_count_says():
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 400)))
         assert estimate._class_pieces(text.encode()) == estimate._pieces(text), text
-        assert estimate.text_tokens(text) == estimate._pieces(text) * estimate.SCALE
+        assert estimate._python_text_tokens(text) == estimate._pieces(text) * estimate.SCALE
     for _ in range(500):
         text = "".join(rng.choice(chunks) for _ in range(rng.randrange(0, 300)))
         assert estimate._ascii_pieces(text) == estimate._pieces(text), text

@@ -27,6 +27,11 @@ from tui.core import jsonio
 from tui.core.blocks import is_tool_result, is_tool_use, thinking_enabled
 from tui.core.memo import BoundedMemo
 
+try:  # built by ``pip install`` where a C compiler is found (pyproject's ext-modules); else the Python passes
+    from tui.core.piece_count import pieces as _compiled_pieces
+except ImportError:  # pragma: no cover - depends on the install
+    _compiled_pieces = None
+
 #: Pieces: letter runs (split at lower->upper case changes), digit runs, punctuation runs, whitespace.
 _PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+|[^\w\s]+|_+|\s+")
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
@@ -54,23 +59,30 @@ SCALE = 1.15
 THINKING_PROMPT = 25
 
 
-def text_tokens(text: str) -> float:
-    """Estimated tokens of plain text (fractional); a short text's, computed once per distinct text."""
+def _python_text_tokens(text: str) -> float:
+    """Estimated tokens of plain text (fractional), by the Python passes: a short text's computed once per distinct
+    text (``_SHORT_TEXTS``), long ASCII text by bit sets, other text piece by piece (about 3 MB/s)."""
     if len(text) < LONG_TEXT:
         return _SHORT_TEXTS[text]
-    return _text_tokens(text)
+    return _python_long_text_tokens(text)
 
 
-def _text_tokens(text: str) -> float:
+def _python_long_text_tokens(text: str) -> float:
     return (_ascii_pieces(text) if text.isascii() else _pieces(text)) * SCALE
 
 
-def _short_text_tokens(text: str) -> float:
+def _compiled_text_tokens(text: str) -> float:
+    """Estimated tokens of plain text (fractional), by ``piece_count`` (C, one pass, any text, ~300 MB/s): the
+    number the Python passes give, for less than their memo of short texts costs."""
+    return _compiled_pieces(text) * SCALE
+
+
+def _python_short_text_tokens(text: str) -> float:
     """A short text's estimate (``_SHORT_TEXTS`` remembers it: a tool's name, an id, a tool_use's then its
     result's, and a small input recur all through a run)."""
     if text.isascii() and text.isprintable() and " " not in text:  # one word (an id, a name, small JSON)
         return _ascii_word_cost(text) * SCALE  # what _word_pieces gives for it, uncached
-    return _text_tokens(text)
+    return _python_long_text_tokens(text)
 
 
 def _word_cost(word: str) -> int:
@@ -117,7 +129,24 @@ def _ascii_word_pieces(word: str) -> int:
 #: Pieces of an ASCII word's stretch between digit runs, per distinct stretch; of a word; a short text's estimate.
 _SEGMENTS: BoundedMemo[str, int] = BoundedMemo(_ascii_word_pieces, MEMO_LIMIT)
 _WORDS: BoundedMemo[str, int] = BoundedMemo(_word_cost, MEMO_LIMIT)
-_SHORT_TEXTS: BoundedMemo[str, float] = BoundedMemo(_short_text_tokens, MEMO_LIMIT)
+_SHORT_TEXTS: BoundedMemo[str, float] = BoundedMemo(_python_short_text_tokens, MEMO_LIMIT)
+#: Whether texts are counted by ``piece_count`` (built, and not switched off: ``count_with``).
+COMPILED = _compiled_pieces is not None
+#: Estimated tokens of plain text (fractional): ``_pieces(text) * SCALE``, by the fastest way built.
+text_tokens = _compiled_text_tokens if COMPILED else _python_text_tokens
+
+
+def count_with(compiled: bool) -> None:
+    """Count texts with ``piece_count`` (``compiled``: where it was built) or with the Python passes (the same
+    numbers: the tests hold both to ``_pieces``); the short texts' memo starts again."""
+    global COMPILED, text_tokens
+    if compiled and _compiled_pieces is None:
+        raise RuntimeError("tui.core.piece_count was not built (no C compiler at install)")
+    COMPILED = compiled
+    text_tokens = _compiled_text_tokens if compiled else _python_text_tokens
+    _SHORT_TEXTS.clear()
+
+
 _WHITESPACE_RUN = re.compile(r"\s{2,}|[^\S ]")  # a run of two or more, or one that is not a space
 _OTHER_SPACE = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 
