@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tui.core import sieve as sieve_module
 from tui.core.sieve import Sieve
 from tui.core.valueindex import COARSE, FINE, index_messages
 from tui.core.values import number_key
@@ -181,3 +183,38 @@ def test_a_plain_string_is_scanned_while_a_plain_value_is_sought():
     sieve = _sieve(["cus_8123", 4471])
     assert not sieve.needs(_result(plain)) and not sieve.holds(plain)
     assert sieve.needs(_result(plain + "cus_8123"))
+
+
+_COMPILED = sieve_module._compiled_prepare
+_BYTES = st.lists(st.sampled_from([b"\\", b"n", b"r", b"t", b"b", b"f", b"u", b"/", b'"', b"a", b"Z", b"9", b"_", b" ",
+                                   b"\x00", b"\x7f", b"\xc3\xa9", b"\xff", b"\\\\", b"\\n4471"]), max_size=40).map(b"".join)
+
+
+@pytest.mark.skipif(_COMPILED is None, reason="sieve_text not built: no C compiler")
+@settings(max_examples=2000, deadline=None)
+@given(_BYTES)
+def test_the_compiled_view_of_json_text_is_the_python_passes_to_the_byte(data):
+    """``sieve_text.prepare`` (one pass in C) gives what the scan reads as the Python passes make it: None for a
+    hidden character (a backslash before ``u`` or ``/``), else the translated bytes, escapes' letters blanked
+    left to right (``\\\\n`` is a backslash, then ``n``), between separators."""
+    assert _COMPILED(data) == sieve_module._prepared(data)
+
+
+@pytest.mark.skipif(_COMPILED is None, reason="sieve_text not built: no C compiler")
+def test_the_compiled_view_of_every_real_message_is_the_python_passes(realruns):
+    import orjson
+
+    from tui.formats import load_runs
+
+    seen = 0
+    for path in sorted(p for p in realruns.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json", ".yaml")):
+        try:
+            runs = load_runs(str(path))
+        except Exception:  # noqa: BLE001 - the broken samples: no messages
+            continue
+        for run in runs:
+            for message in run.messages:
+                data = orjson.dumps(message.get("content") if isinstance(message, dict) else message)
+                assert _COMPILED(data) == sieve_module._prepared(data), (path.name, data[:200])
+                seen += 1
+    assert seen > 1000

@@ -48,6 +48,11 @@ from typing import Any
 import orjson
 from ahocorasick_rs import BytesAhoCorasick, Implementation
 
+try:  # built by ``pip install`` where a C compiler is found (pyproject's ext-modules); else ``_prepared``
+    from tui.core.sieve_text import prepare as _compiled_prepare
+except ImportError:  # pragma: no cover - depends on the install
+    _compiled_prepare = None
+
 WORD = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 #: ASCII letters and the ASCII characters ``str.split`` splits at: a string of only these is "plain".
 PLAIN = (b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -240,14 +245,13 @@ class Sieve:
             self._build()
         if self._wild and any(self._sought(*key) for key in self._wild):
             return True
-        escaped = b"\\" in data
-        if (escaped and _HIDDEN.search(data)) or (self._big and _BIG.search(data)):
+        if self._big and _BIG.search(data):
+            return True
+        h = prepare(data)
+        if h is None:  # a character may hide behind an escape
             return True
         if self._automaton is None:
             return False
-        if escaped:
-            data = _ESCAPES.sub(b"  ", data)
-        h = b"\x00" + data.translate(TABLE) + b"\x00"
         keys, sought, placed = self._keys, self._sought, self._placed
         stale = 0
         for pattern, start, _ in self._automaton.find_matches_as_indexes(h, overlapping=True):
@@ -266,6 +270,22 @@ class Sieve:
                 placed[pattern] = 1
         self._stale += stale
         return False
+
+
+def _prepared(data: bytes) -> bytes | None:
+    """What the scan reads of JSON text ``data``: None when an escape may hide a character (``\\u``, ``\\/``), else
+    its bytes translated (``TABLE``) with the letters of ``\\n \\r \\t \\b \\f`` escapes blanked, between two
+    separators. (``sieve_text.prepare`` does the same in one pass, where it was built.)"""
+    escaped = b"\\" in data
+    if escaped:
+        if _HIDDEN.search(data):
+            return None
+        data = _ESCAPES.sub(b"  ", data)
+    return b"\x00" + data.translate(TABLE) + b"\x00"
+
+
+#: The scan's view of JSON text: the compiled pass where it was built, else the Python passes (the same bytes).
+prepare = _compiled_prepare or _prepared
 
 
 def _plain(text: str) -> bool:
