@@ -1,6 +1,7 @@
-"""The findings computed in two processes (the grammar check and half the content check beside the token report,
-the other half beside the provenance index: ``background.groups``) reach the app as the one job computes them: the
-same list, in the same order, delivered once, as ``findings``."""
+"""The findings computed in parts (the grammar check and the content check beside the token report; or, where
+the token counter is not compiled, half the content check there and the other half beside the provenance index:
+``background.groups``) reach the app as the one job computes them: the same list, in the same order, delivered
+once, as ``findings``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import functools
 import threading
 
 import orjson
+import pytest
 from planted import planted
 
 from tui.core.content_check import STRIPE
@@ -52,11 +54,14 @@ def _delivered(path, jobs):
     return got
 
 
-def test_findings_in_two_processes_are_delivered_once_as_the_single_job_finds_them(tmp_path):
+@pytest.mark.parametrize("compiled", [True, False])
+def test_findings_in_two_processes_are_delivered_once_as_the_single_job_finds_them(tmp_path, compiled):
     path = _run_file(tmp_path)
-    split = _delivered(path, bg.groups(2))
+    split = _delivered(path, bg.groups(2, compiled))
     whole = _delivered(path, bg.groups(1))
-    assert bg.groups(2) != bg.groups(1) and len(bg.groups(2)) == 2
+    assert bg.groups(2, compiled) != bg.groups(1) and len(bg.groups(2, compiled)) == 2
+    if not compiled:  # the content check's halves, one in each process
+        assert all(any(job.startswith("content ") for job in group) for group in bg.groups(2, compiled))
     kinds = [kind for kind, _ in split]
     assert kinds.count("findings") == 1 and not any(k.endswith("-findings") for k in kinds), kinds
     findings = dict(split)["findings"]

@@ -218,3 +218,16 @@ def test_the_compiled_view_of_every_real_message_is_the_python_passes(realruns):
                 assert _COMPILED(data) == sieve_module._prepared(data), (path.name, data[:200])
                 seen += 1
     assert seen > 1000
+
+
+def test_the_compiled_view_is_built_where_a_c_compiler_is():
+    """pyproject builds ``sieve_text`` as an optional extension: where the interpreter's C compiler is (as on CI),
+    ``pip install`` must have built it, and the sieve uses it."""
+    import shutil
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}): the Python passes prepare the text")
+    assert _COMPILED is not None, "tui.core.sieve_text was not built although a C compiler is here"
+    assert sieve_module.prepare is _COMPILED

@@ -43,7 +43,7 @@ import time
 import weakref
 from typing import Any, Callable, Iterator
 
-from tui.core import collector, jsonio, spawn
+from tui.core import collector, estimate, jsonio, spawn
 from tui.core.run import Run
 from tui.core.tokens import CallTokens, MessageTokens, TokenReport
 
@@ -307,17 +307,23 @@ class Worker:
         # else the reading thread sees the pipe's end and closes it
 
 
-def groups(cpus: int | None = None) -> tuple[tuple[str, ...], ...]:
-    """The jobs per worker: on two cores or more, the grammar check, half the content check and the token
-    report in one process, the other half of the content check and the provenance index and traces in the
-    other; else all in one. About even: on the 100 MB run, CPU at a quick hour, grammar 0.2-0.3 s and tokens
-    1.2-1.4 s against provenance and traces 1.2-1.6 s, and the content check 0.5-0.7 s; with the whole content
-    check beside the traces, that process ended 0.15-1.0 s after the other (pty timelines of the app). Each process does its part of the findings first,
-    so they are in before either big job. Forked workers too: one per job cost 0.4 s more CPU than two
-    (100 MB: 7.05 s against 6.64, medians of 3; the third child imports and copies pages of its own) for no
-    earlier end on two cores, where the app's first screen and reading take a core's share beside them."""
+def groups(cpus: int | None = None, compiled: bool | None = None) -> tuple[tuple[str, ...], ...]:
+    """The jobs per worker: on two cores or more, the findings and the token report in one process, the
+    provenance index and traces (the longest job) in the other; else all in one. With ``estimate``'s compiled
+    counter (100 MB run, CPU: grammar 0.2 s, content check 0.5 s, tokens 0.6 s against provenance and traces
+    1.4-2.0 s) the first process is done first and leaves its core to the app. Without it the token report
+    takes 1.2-1.4 s, and half the content check goes beside the traces to even them (with the whole of it
+    there, that process ended 0.15-1.0 s after the other, pty timelines of the app). Each process does its
+    part of the findings first, so they are in before either big job. Forked workers too: one per job cost
+    0.4 s more CPU than two (100 MB: 7.05 s against 6.64, medians of 3; the third child imports and copies
+    pages of its own) for no earlier end on two cores, where the app's first screen and reading take a
+    core's share beside them. (``compiled``: as if the counter were built or not; None: as it is.)"""
     cpus = os.cpu_count() if cpus is None else cpus
-    return (("grammar", "content 0/2", "tokens"), ("content 1/2", "traces")) if (cpus or 1) >= 2 else (JOBS,)
+    if (cpus or 1) < 2:
+        return (JOBS,)
+    if estimate.COMPILED if compiled is None else compiled:
+        return ("grammar", "content", "tokens"), ("traces",)
+    return ("grammar", "content 0/2", "tokens"), ("content 1/2", "traces")
 
 
 class Background:
