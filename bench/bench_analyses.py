@@ -1,7 +1,7 @@
 """Time and peak memory of the review analyses (token report, provenance) on a 100 MB run, measured, not asserted.
 
     python bench/bench_analyses.py [--size 100MB] [--no-app] [--messages 200000] [--big 1GB] [--before DIR]
-                                   [--only-analysed] [--tries N]
+                                   [--only-analysed] [--tries N] [--marks]
 
 Measurements, each in a fresh process:
 - headless: the run loaded as the stepper loads it, then what the stepper's worker does
@@ -29,7 +29,9 @@ Measurements, each in a fresh process:
   still shares with the app) and peak USS (its own pages: what it really adds), and the peak of all the
   processes' PSS summed (each shared page counted once); issue 13's target: 2.5x the file per process;
 - with ``--big 1GB``: the same for a run of that size generated under /tmp (never committed),
-  beside the 100 MB one, with the ratio (linear: about 10x).
+  beside the 100 MB one, with the ratio (linear: about 10x);
+- with ``--marks``: time to fully analysed again on a run of the same size whose text also holds words
+  beyond ASCII (arrows, ticks, box-drawing lines: ``make_large_run.py --marks``), as real tool output does.
 """
 
 from __future__ import annotations
@@ -348,6 +350,7 @@ def main() -> int:
     parser.add_argument("--before", type=Path, help="another checkout (main before issue 13) to time beside")
     parser.add_argument("--only-analysed", action="store_true", help="only the time to fully analysed")
     parser.add_argument("--tries", type=int, default=1, help="tries of the processes and the app (medians)")
+    parser.add_argument("--marks", action="store_true", help="also a run whose text holds words beyond ASCII")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
@@ -380,6 +383,9 @@ def report_analysed(path: Path, args: argparse.Namespace) -> int:
     print("time to fully analysed (findings, token report, provenance index, unsourced values):")
     small = analysed(path, not args.no_app, args.before, args.tries)
     print_analysed("run", small)
+    if args.marks:
+        marked = make(path.with_name(path.stem + "-marks.jsonl"), path.stat().st_size, "jsonl", marks=True)
+        print_analysed("run with words beyond ASCII", analysed(marked, not args.no_app, args.before, args.tries))
     if args.big:
         big_path = make(Path("/tmp/turnscope-bench") / f"large-{args.big.lower()}.jsonl", _size(args.big), "jsonl")
         big = analysed(big_path, args.big_app and not args.no_app, None)

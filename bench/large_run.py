@@ -75,14 +75,17 @@ def build(size: int, fmt: str = "jsonl", seed: int = 7) -> bytes:
     return b"\n".join([header, *(jsonio.dumps(m) for m in messages)]) + b"\n"
 
 
-def make(path: str | Path, size: int, fmt: str = "jsonl") -> Path:
-    """Write the run to ``path`` (reusing a file already there of the same size class)."""
+def make(path: str | Path, size: int, fmt: str = "jsonl", marks: bool = False) -> Path:
+    """Write the run to ``path`` (reusing a file already there of the same size class); ``marks``: words beyond
+    ASCII in its text (``scripts/make_large_run.py --marks``)."""
     target = Path(path)
     if not target.exists() or abs(target.stat().st_size - size) > size // 10:
         try:
             from scripts.make_large_run import build as other_build  # the shared generator, once merged
-            data = other_build(size, fmt)
+            data = other_build(size, fmt, marks=marks) if marks else other_build(size, fmt)
         except ImportError:
+            if marks:
+                raise
             data = build(size, fmt)
         jsonio.atomic_write(target, data)
     return target

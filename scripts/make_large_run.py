@@ -1,14 +1,17 @@
 """Generate a large, valid agent run on demand (none is committed): for benchmarks and stress tests.
 
     python scripts/make_large_run.py --size 100MB --out /tmp/big.json [--format request|jsonl|messages|native]
-                                     [--seed 7] [--thinking]
+                                     [--seed 7] [--thinking] [--marks]
 
 The run is the refund agent's loop at scale: the caller's question, then rounds of an
 assistant turn (a line of text, one tool_use or two to four in parallel) and the loop's
 results turn (mostly small JSON rows, some pages of logs or file contents, a few large
 reads and an occasional ``is_error`` result); every few dozen rounds the model ends its
 turn and the caller writes again. It obeys the grammar (``turnscope check`` finds no
-errors), and the same ``--seed`` and ``--size`` give the same bytes.
+errors), and the same ``--seed`` and ``--size`` give the same bytes. With ``--marks`` its text also holds
+the characters beyond ASCII that real tool output is full of (arrows, ticks, dashes, box-drawing
+lines, accented words): in the Claude Code sessions of ``../shared/realruns`` more than half the long
+text has some, and a path that only ASCII text takes quickly shows there.
 
 Formats: ``request`` a Messages API request body ending on a results turn (the next
 request); ``jsonl`` a header line plus one message per line; ``messages`` a bare JSON
@@ -45,6 +48,8 @@ WORDS = ("order shipment carrier refund policy customer parcel scan status payme
          "label tracking delivery address return exchange credit total cents account item damaged "
          "missing late reference support agent queue ticket priority region depot route driver "
          "the a of to in and for with on at by from was is not has been will may").split()
+#: Words beyond ASCII for ``marks`` (about one word in 200), as tool output has them.
+MARKS = ("→", "✓", "—", "…", "─" * 24, "•", "naïve", "Zürich", "déjà", "±", "©", "⚠")
 
 
 def parse_size(text: str) -> int:
@@ -57,10 +62,14 @@ def parse_size(text: str) -> int:
 class Generator:
     """Messages of one run, drawn from a seeded random source."""
 
-    def __init__(self, seed: int, thinking: bool = False):
+    def __init__(self, seed: int, thinking: bool = False, marks: bool = False):
         self.rng = random.Random(seed)
         self.thinking = thinking
-        self.corpus = " ".join(self.rng.choices(WORDS, k=400_000))
+        words = self.rng.choices(WORDS, k=400_000)
+        if marks:
+            for k in range(0, len(words), 200):
+                words[k + self.rng.randrange(200) if k + 200 <= len(words) else k] = self.rng.choice(MARKS)
+        self.corpus = " ".join(words)
         self.next_id = 0
         self.order = 4471
 
@@ -139,11 +148,11 @@ class Generator:
                                            + self.words(self.rng.randrange(20, 200))}
 
 
-def build(size: int, fmt: str = "jsonl", seed: int = 7, thinking: bool = False) -> bytes:
-    """The file's bytes: a run of about ``size`` bytes in format ``fmt``."""
+def build(size: int, fmt: str = "jsonl", seed: int = 7, thinking: bool = False, marks: bool = False) -> bytes:
+    """The file's bytes: a run of about ``size`` bytes in format ``fmt`` (``marks``: words beyond ASCII too)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
-    gen = Generator(seed, thinking)
+    gen = Generator(seed, thinking, marks)
     params = {"model": MODEL, "max_tokens": 4096}
     if thinking:
         params["thinking"] = {"type": "enabled", "budget_tokens": 2048}
@@ -196,8 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, default="jsonl")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--thinking", action="store_true", help="thinking blocks in every assistant turn")
+    parser.add_argument("--marks", action="store_true", help="words beyond ASCII in the text, as tool output has")
     args = parser.parse_args(argv)
-    data = build(args.size, args.format, args.seed, args.thinking)
+    data = build(args.size, args.format, args.seed, args.thinking, args.marks)
     jsonio.atomic_write(args.out, data)
     print(f"wrote {args.out}: {len(data):,} bytes ({args.format})")
     return 0
