@@ -13,6 +13,10 @@ are opaque and not counted; thinking text is counted only in the latest assistan
 
 The constants were set once against the recorded usage in ``../shared/realruns`` and the
 error is measured by ``bench/estimate_error.py`` (numbers in README, "Tokens").
+
+``_pieces`` is the definition. Where ``pip install`` built it, ``tui.core.piece_count`` (C, one pass)
+counts every text; elsewhere the Python passes below do (short texts remembered, long ASCII text by
+bit sets, other text by ``_pieces`` itself). Both give ``_pieces``' number, to the bit.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def _python_long_text_tokens(text: str) -> float:
 
 def _compiled_text_tokens(text: str) -> float:
     """Estimated tokens of plain text (fractional), by ``piece_count`` (C, one pass, any text, ~300 MB/s): the
-    number the Python passes give, for less than their memo of short texts costs."""
+    number the Python passes give. It needs no memo of short texts: counting one costs less than looking it up."""
     return _compiled_pieces(text) * SCALE
 
 

@@ -82,14 +82,40 @@ letter_cost(Py_ssize_t n)
     return n <= 7 ? 1 : 1 + ceil_div(n - 7, 4);
 }
 
-/* The pieces of ``n`` characters of one kind (PyUnicode_1BYTE_KIND ...) at ``data``. */
-static double
-count(int kind, const void *data, Py_ssize_t n)
+/* Characters as code points, one reader per string kind; classes by ``class_of``, or, for ASCII text, by the table
+alone. */
+typedef Py_UCS4 (*reader)(const void *data, Py_ssize_t k);
+typedef int (*classifier)(Py_UCS4 ch);
+
+static inline Py_UCS4 read1(const void *data, Py_ssize_t k) { return ((const Py_UCS1 *)data)[k]; }
+static inline Py_UCS4 read2(const void *data, Py_ssize_t k) { return ((const Py_UCS2 *)data)[k]; }
+static inline Py_UCS4 read4(const void *data, Py_ssize_t k) { return ((const Py_UCS4 *)data)[k]; }
+static inline int ascii_class_of(Py_UCS4 ch) { return ascii_class[ch]; }
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* ``estimate._non_latin``: the characters i..j-1 costed one by one, at least 1. */
+static ALWAYS_INLINE double
+non_latin(const void *data, Py_ssize_t i, Py_ssize_t j, reader read)
+{
+    double cost = 0.0;
+    for (Py_ssize_t k = i; k < j; k++) cost += char_cost(read(data, k));
+    return cost > 1.0 ? cost : 1.0;
+}
+
+/* The pieces of the ``n`` characters at ``data``. Always inlined, so each caller's ``read`` and ``classify`` are
+compiled into a loop of its own (the ASCII one is a table look-up a character). */
+static ALWAYS_INLINE double
+count(const void *data, Py_ssize_t n, reader read, classifier classify)
 {
     double total = 0.0;
     Py_ssize_t i = 0;
-#define AT(k) PyUnicode_READ(kind, data, (k))
-#define CLASS(k) class_of(AT(k))
+#define AT(k) read(data, (k))
+#define CLASS(k) classify(AT(k))
     while (i < n) {
         int c = CLASS(i);
         Py_ssize_t j = i + 1;
@@ -120,9 +146,7 @@ count(int kind, const void *data, Py_ssize_t n)
             if (Py_UNICODE_ISDIGIT(AT(i))) {  /* a digit that is not decimal (a superscript two) */
                 total += (double)ceil_div(j - i, 3);
             } else {
-                double cost = 0.0;
-                for (Py_ssize_t k = i; k < j; k++) cost += char_cost(AT(k));
-                total += cost > 1.0 ? cost : 1.0;
+                total += non_latin(data, i, j, read);
             }
             break;
         }
@@ -155,9 +179,7 @@ count(int kind, const void *data, Py_ssize_t n)
             if (ascii) {
                 total += (double)ceil_div(j - i, 2);
             } else {
-                double cost = 0.0;
-                for (Py_ssize_t k = i; k < j; k++) cost += char_cost(AT(k));
-                total += cost > 1.0 ? cost : 1.0;
+                total += non_latin(data, i, j, read);
             }
             break;
         }
@@ -169,62 +191,10 @@ count(int kind, const void *data, Py_ssize_t n)
     return total;
 }
 
-/* The ASCII case without the kind dispatch: one table look-up a character. */
-static double
-count_ascii(const unsigned char *s, Py_ssize_t n)
-{
-    double total = 0.0;
-    Py_ssize_t i = 0;
-#define C(k) ascii_class[s[k]]
-    while (i < n) {
-        int c = C(i);
-        Py_ssize_t j = i + 1;
-        switch (c) {
-        case LOWER:
-            while (j < n && C(j) == LOWER) j++;
-            total += (double)letter_cost(j - i);
-            break;
-        case UPPER:
-            if (j < n && C(j) == LOWER) {
-                while (j < n && C(j) == LOWER) j++;
-            } else {
-                while (j < n && C(j) == UPPER) j++;
-                if (j < n && C(j) == LOWER) j--;
-            }
-            total += (double)letter_cost(j - i);
-            break;
-        case DIGIT:
-            while (j < n && C(j) == DIGIT) j++;
-            total += (double)ceil_div(j - i, 3);
-            break;
-        case UNDER:
-            while (j < n && C(j) == UNDER) j++;
-            total += (double)ceil_div(j - i, 4);
-            break;
-        case SPACE:
-        case NEWLINE:
-        case BLANK: {
-            Py_ssize_t lines = c == NEWLINE;
-            while (j < n) {
-                int d = C(j);
-                if (d == NEWLINE) lines++;
-                else if (d != SPACE && d != BLANK) break;
-                j++;
-            }
-            if (lines) total += (double)lines;
-            else if (!(c == SPACE && j - i == 1)) total += (double)ceil_div(j - i, 8);
-            break;
-        }
-        default:  /* PUNCT */
-            while (j < n && C(j) == PUNCT) j++;
-            total += (double)ceil_div(j - i, 2);
-            break;
-        }
-        i = j;
-    }
-#undef C
-    return total;
-}
+static double count_ascii(const void *data, Py_ssize_t n) { return count(data, n, read1, ascii_class_of); }
+static double count_ucs1(const void *data, Py_ssize_t n) { return count(data, n, read1, class_of); }
+static double count_ucs2(const void *data, Py_ssize_t n) { return count(data, n, read2, class_of); }
+static double count_ucs4(const void *data, Py_ssize_t n) { return count(data, n, read4, class_of); }
 
 PyDoc_STRVAR(pieces_doc,
 "pieces(text: str) -> float\n\n"
@@ -241,10 +211,20 @@ pieces(PyObject *module, PyObject *text)
     if (PyUnicode_READY(text) < 0) return NULL;
 #endif
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (PyUnicode_IS_ASCII(text)) {
-        return PyFloat_FromDouble(count_ascii(PyUnicode_1BYTE_DATA(text), n));
+    const void *data = PyUnicode_DATA(text);
+    double total;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        total = PyUnicode_IS_ASCII(text) ? count_ascii(data, n) : count_ucs1(data, n);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        total = count_ucs2(data, n);
+        break;
+    default:
+        total = count_ucs4(data, n);
+        break;
     }
-    return PyFloat_FromDouble(count(PyUnicode_KIND(text), PyUnicode_DATA(text), n));
+    return PyFloat_FromDouble(total);
 }
 
 static PyMethodDef methods[] = {

@@ -15,9 +15,9 @@ walking them held the interpreter for hundreds of milliseconds); it hands each f
 
 - ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, tuple])`` (each trace as
   ``provenance.trace_row`` made it: ``trace_of`` makes the ``Trace``),
-  then ``("done", None)`` (on two cores the grammar check and the two halves of the content check run as
-  jobs of their own in the two processes: ``Background`` joins their findings and delivers them once, as
-  the single job would);
+  then ``("done", None)`` (on two cores the grammar check and the content check, or its two halves, run as
+  jobs of their own, in one process or both (``groups``): ``Background`` joins their findings and delivers
+  them once, as the single job would);
 - ``("failed", text)`` when the worker could not load the run, or loaded a different one than the
   app holds (the file changed since): the caller falls back to computing in its own process.
 
@@ -311,7 +311,7 @@ def groups(cpus: int | None = None, compiled: bool | None = None) -> tuple[tuple
     """The jobs per worker: on two cores or more, the findings and the token report in one process, the
     provenance index and traces (the longest job) in the other; else all in one. With ``estimate``'s compiled
     counter (100 MB run, CPU: grammar 0.2 s, content check 0.5 s, tokens 0.6 s against provenance and traces
-    1.4-2.0 s) the first process is done first and leaves its core to the app. Without it the token report
+    1.4-2.0 s) the two are about even (forked, 1.76-1.94 s against 1.64-1.89 s). Without it the token report
     takes 1.2-1.4 s, and half the content check goes beside the traces to even them (with the whole of it
     there, that process ended 0.15-1.0 s after the other, pty timelines of the app). Each process does its
     part of the findings first, so they are in before either big job. Forked workers too: one per job cost
