@@ -1,67 +1,185 @@
 """The exact JSON body of one request, and its pretty-printed lines, indexed for drawing line by line.
 
-``RawBody`` is built in a worker (a 100 MB body serialises and indexes in a fraction of a
-second) and then read a line at a time by the Raw view. ``exact`` is the body as POSTed
-(``request_json``); ``pretty`` is the same JSON with whitespace added for reading. Lines
-are highlighted one at a time with a small JSON tokenizer, so only what is on screen
-costs anything.
+``RawBody`` is built in a worker and then read a line at a time by the Raw view. ``exact`` is the body
+as POSTed (``RequestAt.bytes``); the pretty lines are the same JSON with whitespace added for reading
+(``jsonio.dumps(body, indent=True)``, line for line). Lines are highlighted one at a time with a small
+JSON tokenizer, so only what is on screen costs anything.
+
+A late request of a long run is the whole run: at the last index of a 100 MB run, holding its exact
+bytes, its pretty text and their decoded forms took the app from 233 MB to 579 MB. So nothing the size of
+the body is kept. The pretty text is the shell of the body (every key but the messages) around the
+messages, each pretty-printed on its own and indented one level more; the build serialises each message
+once to count its lines and their widths (one message at a time: the GIL goes back to the UI between
+them), and a line is made again from its message when it is drawn (the last few messages made are kept).
+The exact bytes are hashed and counted a message at a time, never held whole; ``exact`` serialises them
+again where they were not recorded (the exact mode; copying makes its own). A test holds the lines, joined, to the whole body
+pretty-printed at once, on every real run.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from array import array
-from itertools import accumulate
+from bisect import bisect_right
+from collections import OrderedDict
+from typing import Any
 
 from rich.text import Text
 
 from tui.app.render.lines import display
 from tui.core import jsonio
-from tui.core.prefix import request_at
+from tui.core.prefix import RequestAt, request_at
 from tui.core.run import Run
 
 _TOKEN = re.compile(r'("(?:[^"\\]|\\.)*"?)(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(true|false|null)|([{}\[\],])')
 STYLE_KEY, STYLE_STRING, STYLE_NUMBER, STYLE_LITERAL, STYLE_PUNCT = "bold blue", "green", "magenta", "cyan", "dim"
+#: Messages whose pretty lines are kept, made again from the message past that (a screen shows a few).
+KEPT_MESSAGES = 16
+#: A message's lines inside the body's ``"messages"`` list: one level deeper than on their own.
+_INDENT = b"    "
 
 
 class RawBody:
-    """One request body: the exact bytes, the pretty lines and where each line starts."""
+    """One request body: its size and sha256, the pretty lines by index, the exact bytes on demand."""
 
-    def __init__(self, index: int, exact: bytes, pretty: bytes, wording: str = "exact bytes as POSTed"):
+    def __init__(self, index: int, request: RequestAt):
         self.index = index
         #: What ``exact`` is: the recorded bytes, re-serialised parsed JSON, or a reconstructed body.
-        self.wording = wording
-        self.exact = exact
-        self.sha256 = hashlib.sha256(exact).hexdigest()
-        self.pretty = pretty
-        lengths = list(map(len, pretty.split(b"\n")))
-        self.starts = array("q", [0, *accumulate(n + 1 for n in lengths[:-1])])
-        self.lengths = array("q", lengths)
-        self.width = max(lengths) if lengths else 0
+        self.wording = request.wording
+        self._request = request
         self._exact_text: str | None = None
+        self._kept: OrderedDict[int, list[bytes]] = OrderedDict()
+        body = request.body
+        messages = body.get("messages") if isinstance(body, dict) else None
+        shell = jsonio.dumps({**body, "messages": []} if isinstance(messages, list) and messages else body,
+                             indent=True).split(b"\n")
+        self._messages: list[Any] = messages if isinstance(messages, list) and messages else []
+        at = _messages_line(shell) if self._messages else None
+        if at is None:  # no messages (or not a list): the shell is the whole body
+            self._messages, self._head, self._tail = [], shell, []
+        else:
+            comma = shell[at].endswith(b",")
+            self._head = [*shell[:at], b'  "messages": [']
+            self._tail = [b"  ]," if comma else b"  ]", *shell[at + 1:]]
+        #: Line index where each message's lines end (the head's lines before the first).
+        self._ends = array("q")
+        width = max(map(len, (*self._head, *self._tail)), default=0)
+        line = len(self._head)
+        final = len(self._messages) - 1
+        exact = _ExactDigest(request, bool(self._messages))
+        for k, message in enumerate(self._messages):
+            exact.add(message, k)
+            lines = jsonio.dumps(message, indent=True).split(b"\n")
+            line += len(lines)
+            self._ends.append(line)
+            # (a message's last line takes a comma, but the final message's)
+            width = max(width, len(_INDENT) + max(max(map(len, lines)), len(lines[-1]) + (k < final)))
+        self._length = line + len(self._tail)
+        self.width = width
+        #: The exact bytes' length and sha256 (counted as they were made, message by message: not kept).
+        self.size, self.sha256 = exact.done()
 
     @classmethod
     def build(cls, run: Run, index: int) -> RawBody:
-        req = request_at(run, index)
-        return cls(index, req.bytes(), jsonio.dumps(req.body, indent=True), req.wording)
+        return cls(index, request_at(run, index))
 
     def __len__(self) -> int:
-        return len(self.starts)
+        return self._length
 
     def line(self, y: int) -> str:
-        start = self.starts[y]
-        return self.pretty[start:start + self.lengths[y]].decode("utf-8", "replace")
+        return self.pretty_line(y).decode("utf-8", "replace")
+
+    def pretty_line(self, y: int) -> bytes:
+        """Line ``y`` of the pretty text, as bytes."""
+        head = len(self._head)
+        if y < head:
+            return self._head[y]
+        ends = self._ends
+        if ends and y < ends[-1]:
+            k = bisect_right(ends, y)
+            lines = self._lines_of(k)
+            local = y - (ends[k - 1] if k else head)
+            text = _INDENT + lines[local]
+            return text + b"," if local == len(lines) - 1 and k < len(ends) - 1 else text
+        return self._tail[y - (ends[-1] if ends else head)]
+
+    def _lines_of(self, k: int) -> list[bytes]:
+        kept = self._kept.get(k)
+        if kept is None:
+            kept = self._kept[k] = jsonio.dumps(self._messages[k], indent=True).split(b"\n")
+            if len(self._kept) > KEPT_MESSAGES:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(k)
+        return kept
+
+    @property
+    def pretty(self) -> bytes:
+        """The whole pretty text (as big as the body: for tests and small bodies, never drawn from)."""
+        return b"\n".join(self.pretty_line(y) for y in range(len(self)))
+
+    @property
+    def exact(self) -> bytes:
+        """The body as POSTed: the recorded bytes, or serialised again on each use (not kept)."""
+        return self._request.bytes()
 
     def exact_text(self) -> str:
-        """The exact body as text (decoded once, on first use of the exact mode)."""
+        """The exact body as text (decoded on first use of the exact mode, kept until ``forget_exact``)."""
         if self._exact_text is None:
             self._exact_text = self.exact.decode("utf-8", "replace")
         return self._exact_text
 
+    def forget_exact(self) -> None:
+        """The exact mode was left: its text goes."""
+        self._exact_text = None
+
     def same_json(self) -> bool:
         """The pretty lines parse to exactly the value the exact bytes parse to."""
         return jsonio.loads(self.pretty) == jsonio.loads(self.exact)
+
+
+class _ExactDigest:
+    """The length and sha256 of a request's exact bytes without holding them: the recorded bytes as they are;
+    a re-serialised body as its shell's compact bytes around each message's (``jsonio.dumps`` writes no
+    whitespace, so the body's bytes are exactly those pieces joined: the Raw view's test holds them to it)."""
+
+    def __init__(self, request: RequestAt, by_message: bool):
+        self._hash, self.size, self._tail = hashlib.sha256(), 0, b""
+        self._whole = request.raw is not None or not by_message
+        if not self._whole:
+            mark = f"turnscope-messages-{os.urandom(8).hex()}"  # (in no body: where the messages go)
+            shell = jsonio.dumps({**request.body, "messages": [mark]})
+            needle = b'"messages":["' + mark.encode() + b'"]'
+            if shell.count(needle) == 1:
+                head, self._tail = shell.split(needle)
+                self._add(head + b'"messages":[')
+            else:  # pragma: no cover - a top-level "messages" key is written once
+                self._whole = True
+        if self._whole:
+            self._add(request.bytes())
+
+    def _add(self, data: bytes) -> None:
+        self._hash.update(data)
+        self.size += len(data)
+
+    def add(self, message: Any, k: int) -> None:
+        if not self._whole:
+            self._add(b"," + jsonio.dumps(message) if k else jsonio.dumps(message))
+
+    def done(self) -> tuple[int, str]:
+        if not self._whole:
+            self._add(b"]" + self._tail)
+        return self.size, self._hash.hexdigest()
+
+
+def _messages_line(shell: list[bytes]) -> int | None:
+    """The line of the shell that holds the body's (emptied) ``"messages"`` list: a top-level key is indented two."""
+    for k, line in enumerate(shell):
+        if line in (b'  "messages": []', b'  "messages": [],'):
+            return k
+    return None
 
 
 def highlight(window: str) -> Text:

@@ -44,6 +44,8 @@ class RawLines(ScrollView, can_focus=True):
         self._strips = StripCache()
 
     def set_body(self, body: RawBody | None) -> None:
+        if self.body is not None and self.body is not body:
+            self.body.forget_exact()
         self.body = body
         self._resize()
         self.scroll_to(0, 0, animate=False, immediate=True)
@@ -65,6 +67,8 @@ class RawLines(ScrollView, can_focus=True):
 
     def action_exact(self) -> None:
         self.exact = not self.exact
+        if not self.exact and self.body is not None:
+            self.body.forget_exact()  # (as big as the body: made again if asked for again)
         self._resize()
         self.post_message(self.ModeChanged())
 
@@ -136,6 +140,6 @@ class RawView(Vertical):
         mode = (body.wording if self.raw_lines.exact
                 else f"pretty-printed (the same JSON, whitespace added) · w: {body.wording}")
         self.raw_info.update(Text.assemble(
-            (f"request body for message {body.index}", "bold"), f" · {len(body.exact):,} bytes · sha256 ",
+            (f"request body for message {body.index}", "bold"), f" · {body.size:,} bytes · sha256 ",
             body.sha256[:12], f" · {mode} · y copies the {named}",
             *((("\n" + headers_brief(self.run), "bold"),) if headers_brief(self.run) else ())))
