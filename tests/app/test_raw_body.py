@@ -35,6 +35,11 @@ def _same_as_the_whole_body(body: RawBody, request) -> None:
     exact = request.bytes()
     assert (body.size, body.sha256) == (len(exact), hashlib.sha256(exact).hexdigest())
     assert body.exact == exact
+    text = exact.decode("utf-8", "replace")
+    assert body.exact_chars == len(text)
+    for width in (7, 80, 997):  # the exact mode's rows, wrapped at a width: every character once, in order
+        rows = [body.exact_window(r * width, (r + 1) * width) for r in range(-(-len(text) // width))]
+        assert "".join(rows) == text and all(len(row) == width for row in rows[:-1])
 
 
 def test_every_line_size_and_sha256_are_the_whole_body_s_on_every_real_and_sample_run(realruns):
@@ -70,8 +75,8 @@ def test_messages_of_every_shape_are_laid_out_as_the_whole_body(tmp_path):
 
 
 def test_the_body_of_a_late_request_is_not_held(tmp_path):
-    """At the last index of an 8 MB run the body is about 8 MB: building it keeps less than a tenth of that, and
-    never holds half of it at once (one message at a time: orjson's buffer for a 190 KB message is about 2.3 MB;
+    """At the last index of an 8 MB run the body is about 8 MB: building it and drawing its last screen, pretty
+    and exact, keeps less than a tenth of that, and never holds half of it at once (one message at a time: orjson's buffer for a 190 KB message is about 2.3 MB;
     the body held whole, as bytes and pretty-printed, was twice the body)."""
     from scripts.make_large_run import build
 
@@ -86,9 +91,11 @@ def test_the_body_of_a_late_request_is_not_held(tmp_path):
         before = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
         body = RawBody.build(run, index)
+        last_rows = [body.exact_window(at, at + 120) for at in range(body.exact_chars - 120 * 40, body.exact_chars, 120)]
+        lines = [body.line(y) for y in range(len(body) - 40, len(body))]
         kept, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert body.size == size and len(body) > 40_000
+    assert body.size == size and len(body) > 40_000 and lines[-1] == "}" and last_rows[-1].endswith("}")
     assert kept - before < size / 10, (kept - before, size)
     assert peak - before < size / 2, (peak - before, size)

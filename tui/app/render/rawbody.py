@@ -11,8 +11,9 @@ the body is kept. The pretty text is the shell of the body (every key but the me
 messages, each pretty-printed on its own and indented one level more; the build serialises each message
 once to count its lines and their widths (one message at a time: the GIL goes back to the UI between
 them), and a line is made again from its message when it is drawn (the last few messages made are kept).
-The exact bytes are hashed and counted a message at a time, never held whole; ``exact`` serialises them
-again where they were not recorded (the exact mode; copying makes its own). A test holds the lines, joined, to the whole body
+The exact bytes are hashed and counted a message at a time, never held whole, and the exact mode's rows
+are windows made from the messages they fall in (where the bytes were recorded, they are decoded whole
+when the mode is first used); ``exact`` serialises them again where they were not recorded. A test holds the lines, joined, to the whole body
 pretty-printed at once, on every real run.
 """
 
@@ -49,7 +50,6 @@ class RawBody:
         #: What ``exact`` is: the recorded bytes, re-serialised parsed JSON, or a reconstructed body.
         self.wording = request.wording
         self._request = request
-        self._exact_text: str | None = None
         self._kept: OrderedDict[int, list[bytes]] = OrderedDict()
         body = request.body
         messages = body.get("messages") if isinstance(body, dict) else None
@@ -68,7 +68,7 @@ class RawBody:
         width = max(map(len, (*self._head, *self._tail)), default=0)
         line = len(self._head)
         final = len(self._messages) - 1
-        exact = _ExactDigest(request, bool(self._messages))
+        exact = self._exact = _ExactText(request, bool(self._messages))
         for k, message in enumerate(self._messages):
             exact.add(message, k)
             lines = jsonio.dumps(message, indent=True).split(b"\n")
@@ -78,8 +78,10 @@ class RawBody:
             width = max(width, len(_INDENT) + max(max(map(len, lines)), len(lines[-1]) + (k < final)))
         self._length = line + len(self._tail)
         self.width = width
-        #: The exact bytes' length and sha256 (counted as they were made, message by message: not kept).
+        #: The exact bytes' length and sha256 (counted as they were made, message by message: not kept), and
+        #: its length in characters (the exact mode's rows).
         self.size, self.sha256 = exact.done()
+        self.exact_chars = exact.chars
 
     @classmethod
     def build(cls, run: Run, index: int) -> RawBody:
@@ -125,53 +127,102 @@ class RawBody:
         """The body as POSTed: the recorded bytes, or serialised again on each use (not kept)."""
         return self._request.bytes()
 
-    def exact_text(self) -> str:
-        """The exact body as text (decoded on first use of the exact mode, kept until ``forget_exact``)."""
-        if self._exact_text is None:
-            self._exact_text = self.exact.decode("utf-8", "replace")
-        return self._exact_text
-
-    def forget_exact(self) -> None:
-        """The exact mode was left: its text goes."""
-        self._exact_text = None
+    def exact_window(self, start: int, end: int) -> str:
+        """Characters ``start`` to ``end`` of the exact body as text (what the exact mode wraps), made from the
+        messages they fall in."""
+        return self._exact.window(start, end)
 
     def same_json(self) -> bool:
         """The pretty lines parse to exactly the value the exact bytes parse to."""
         return jsonio.loads(self.pretty) == jsonio.loads(self.exact)
 
 
-class _ExactDigest:
-    """The length and sha256 of a request's exact bytes without holding them: the recorded bytes as they are;
-    a re-serialised body as its shell's compact bytes around each message's (``jsonio.dumps`` writes no
-    whitespace, so the body's bytes are exactly those pieces joined: the Raw view's test holds them to it)."""
+class _ExactText:
+    """A request's exact bytes without holding them: their length and sha256, and any window of them as text.
+    Recorded bytes (or a body without messages) are one piece, decoded when a window is first asked for. A
+    re-serialised body is its shell's compact bytes around each message's (``jsonio.dumps`` writes no whitespace,
+    so the body's bytes are exactly those pieces joined: the Raw view's test holds them to it), a window made
+    from the messages it falls in."""
 
     def __init__(self, request: RequestAt, by_message: bool):
-        self._hash, self.size, self._tail = hashlib.sha256(), 0, b""
+        self._request = request
+        self._hash, self.size, self._tail = hashlib.sha256(), 0, ""
+        self._messages: list[Any] = []
+        #: Where each piece starts, in characters: the head, each message (with the comma before it), the tail.
+        self._starts = array("q", [0])
+        self._kept: OrderedDict[int, str] = OrderedDict()
         self._whole = request.raw is not None or not by_message
         if not self._whole:
             mark = f"turnscope-messages-{os.urandom(8).hex()}"  # (in no body: where the messages go)
             shell = jsonio.dumps({**request.body, "messages": [mark]})
             needle = b'"messages":["' + mark.encode() + b'"]'
             if shell.count(needle) == 1:
-                head, self._tail = shell.split(needle)
-                self._add(head + b'"messages":[')
+                head, tail = shell.split(needle)
+                self._head = self._add(head + b'"messages":[')
+                self._tail_bytes = b"]" + tail
+                self._messages = request.body["messages"]
             else:  # pragma: no cover - a top-level "messages" key is written once
                 self._whole = True
         if self._whole:
-            self._add(request.bytes())
+            self._head = self._add(request.bytes())
+            self._whole_text: str | None = None
 
-    def _add(self, data: bytes) -> None:
+    def _add(self, data: bytes) -> str:
+        """Hash and count ``data`` (bytes and characters: the next piece starts after it); its text."""
         self._hash.update(data)
         self.size += len(data)
+        text = "" if data.isascii() else data.decode("utf-8", "replace")
+        self._starts.append(self._starts[-1] + (len(text) if text else len(data)))
+        return text or data.decode("ascii")
 
     def add(self, message: Any, k: int) -> None:
         if not self._whole:
-            self._add(b"," + jsonio.dumps(message) if k else jsonio.dumps(message))
+            data = jsonio.dumps(message)
+            self._hash.update(b"," + data if k else data)
+            self.size += len(data) + bool(k)
+            chars = len(data) if data.isascii() else len(data.decode("utf-8", "replace"))
+            self._starts.append(self._starts[-1] + chars + bool(k))
 
     def done(self) -> tuple[int, str]:
-        if not self._whole:
-            self._add(b"]" + self._tail)
+        if self._whole:
+            self._head = ""  # (the recorded bytes are the source's: decoded again when a window is asked for)
+        else:
+            self._tail = self._add(self._tail_bytes)
         return self.size, self._hash.hexdigest()
+
+    @property
+    def chars(self) -> int:
+        return self._starts[-1]
+
+    def window(self, start: int, end: int) -> str:
+        if self._whole:
+            if self._whole_text is None:
+                self._whole_text = self._request.bytes().decode("utf-8", "replace")
+            return self._whole_text[start:end]
+        out, at, starts = [], max(start, 0), self._starts
+        end = min(end, self.chars)
+        while at < end:
+            piece = bisect_right(starts, at) - 1
+            text = self._piece(piece)
+            taken = text[at - starts[piece]:end - starts[piece]]
+            out.append(taken)
+            at += len(taken)
+        return "".join(out)
+
+    def _piece(self, piece: int) -> str:
+        if piece == 0:
+            return self._head
+        if piece == len(self._starts) - 2:
+            return self._tail
+        kept = self._kept.get(piece)
+        if kept is None:
+            data = jsonio.dumps(self._messages[piece - 1])
+            kept = self._kept[piece] = ("," if piece > 1 else "") + data.decode("utf-8", "replace")
+            if len(self._kept) > KEPT_MESSAGES:
+                self._kept.popitem(last=False)
+        else:
+            self._kept.move_to_end(piece)
+        return kept
 
 
 def _messages_line(shell: list[bytes]) -> int | None:

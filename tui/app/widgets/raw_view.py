@@ -44,8 +44,6 @@ class RawLines(ScrollView, can_focus=True):
         self._strips = StripCache()
 
     def set_body(self, body: RawBody | None) -> None:
-        if self.body is not None and self.body is not body:
-            self.body.forget_exact()
         self.body = body
         self._resize()
         self.scroll_to(0, 0, animate=False, immediate=True)
@@ -56,7 +54,7 @@ class RawLines(ScrollView, can_focus=True):
         if self.body is None:
             self.virtual_size = Size(0, 0)
         elif self.exact:
-            self.virtual_size = Size(width, -(-len(self.body.exact_text()) // width))
+            self.virtual_size = Size(width, -(-self.body.exact_chars // width))
         else:
             self.virtual_size = Size(self.body.width + 1, len(self.body))
         self.refresh()
@@ -67,8 +65,6 @@ class RawLines(ScrollView, can_focus=True):
 
     def action_exact(self) -> None:
         self.exact = not self.exact
-        if not self.exact and self.body is not None:
-            self.body.forget_exact()  # (as big as the body: made again if asked for again)
         self._resize()
         self.post_message(self.ModeChanged())
 
@@ -84,7 +80,7 @@ class RawLines(ScrollView, can_focus=True):
         body = self.body
         assert body is not None
         if self.exact:
-            return highlight(body.exact_text()[row * width:(row + 1) * width])
+            return highlight(body.exact_window(row * width, (row + 1) * width))
         return highlight(body.line(row)[x:x + width])
 
 
