@@ -24,13 +24,14 @@ import os
 import re
 from array import array
 from bisect import bisect_right
-from collections import OrderedDict
+from functools import partial
 from typing import Any
 
 from rich.text import Text
 
 from tui.app.render.lines import display
 from tui.core import jsonio
+from tui.core.memo import BoundedMemo
 from tui.core.prefix import RequestAt, request_at
 from tui.core.run import Run
 
@@ -50,7 +51,6 @@ class RawBody:
         #: What ``exact`` is: the recorded bytes, re-serialised parsed JSON, or a reconstructed body.
         self.wording = request.wording
         self._request = request
-        self._kept: OrderedDict[int, list[bytes]] = OrderedDict()
         body = request.body
         messages = body.get("messages") if isinstance(body, dict) else None
         shell = jsonio.dumps({**body, "messages": []} if isinstance(messages, list) and messages else body,
@@ -63,6 +63,9 @@ class RawBody:
             comma = shell[at].endswith(b",")
             self._head = [*shell[:at], b'  "messages": [']
             self._tail = [b"  ]," if comma else b"  ]", *shell[at + 1:]]
+        messages = self._messages
+        #: Each message's pretty lines, made again when drawn (a few kept: a screen shows a few messages).
+        self._lines_of = BoundedMemo(lambda k: jsonio.dumps(messages[k], indent=True).split(b"\n"), KEPT_MESSAGES)
         #: Line index where each message's lines end (the head's lines before the first).
         self._ends = array("q")
         width = max(map(len, (*self._head, *self._tail)), default=0)
@@ -101,21 +104,11 @@ class RawBody:
         ends = self._ends
         if ends and y < ends[-1]:
             k = bisect_right(ends, y)
-            lines = self._lines_of(k)
+            lines = self._lines_of[k]
             local = y - (ends[k - 1] if k else head)
             text = _INDENT + lines[local]
             return text + b"," if local == len(lines) - 1 and k < len(ends) - 1 else text
         return self._tail[y - (ends[-1] if ends else head)]
-
-    def _lines_of(self, k: int) -> list[bytes]:
-        kept = self._kept.get(k)
-        if kept is None:
-            kept = self._kept[k] = jsonio.dumps(self._messages[k], indent=True).split(b"\n")
-            if len(self._kept) > KEPT_MESSAGES:
-                self._kept.popitem(last=False)
-        else:
-            self._kept.move_to_end(k)
-        return kept
 
     @property
     def pretty(self) -> bytes:
@@ -150,7 +143,6 @@ class _ExactText:
         self._messages: list[Any] = []
         #: Where each piece starts, in characters: the head, each message (with the comma before it), the tail.
         self._starts = array("q", [0])
-        self._kept: OrderedDict[int, str] = OrderedDict()
         self._whole = request.raw is not None or not by_message
         if not self._whole:
             mark = f"turnscope-messages-{os.urandom(8).hex()}"  # (in no body: where the messages go)
@@ -166,6 +158,8 @@ class _ExactText:
         if self._whole:
             self._head = self._add(request.bytes())
             self._whole_text: str | None = None
+        #: Each message's compact text, with the comma before it, made again when drawn (a few kept).
+        self._texts = BoundedMemo(partial(_compact_text, self._messages), KEPT_MESSAGES)
 
     def _add(self, data: bytes) -> str:
         """Hash and count ``data`` (bytes and characters: the next piece starts after it); its text."""
@@ -205,6 +199,8 @@ class _ExactText:
             piece = bisect_right(starts, at) - 1
             text = self._piece(piece)
             taken = text[at - starts[piece]:end - starts[piece]]
+            if not taken:  # pragma: no cover - the pieces' lengths are their texts' (a test holds every row)
+                break
             out.append(taken)
             at += len(taken)
         return "".join(out)
@@ -214,15 +210,12 @@ class _ExactText:
             return self._head
         if piece == len(self._starts) - 2:
             return self._tail
-        kept = self._kept.get(piece)
-        if kept is None:
-            data = jsonio.dumps(self._messages[piece - 1])
-            kept = self._kept[piece] = ("," if piece > 1 else "") + data.decode("utf-8", "replace")
-            if len(self._kept) > KEPT_MESSAGES:
-                self._kept.popitem(last=False)
-        else:
-            self._kept.move_to_end(piece)
-        return kept
+        return self._texts[piece - 1]
+
+
+def _compact_text(messages: list[Any], k: int) -> str:
+    """Message ``k``'s exact text in the body, with the comma before it."""
+    return ("," if k else "") + jsonio.dumps(messages[k]).decode("utf-8", "replace")
 
 
 def _messages_line(shell: list[bytes]) -> int | None:
