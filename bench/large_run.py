@@ -82,7 +82,7 @@ def make(path: str | Path, size: int, fmt: str = "jsonl", marks: bool = False) -
     if not target.exists() or abs(target.stat().st_size - size) > size // 10:
         try:
             from scripts.make_large_run import build as other_build  # the shared generator, once merged
-            data = other_build(size, fmt, marks=marks) if marks else other_build(size, fmt)
+            data = other_build(size, fmt, marks=marks)
         except ImportError:
             if marks:
                 raise

@@ -67,8 +67,8 @@ class Generator:
         self.thinking = thinking
         words = self.rng.choices(WORDS, k=400_000)
         if marks:
-            for k in range(0, len(words), 200):
-                words[k + self.rng.randrange(200) if k + 200 <= len(words) else k] = self.rng.choice(MARKS)
+            for k in range(0, len(words) - 199, 200):  # one word in each 200
+                words[k + self.rng.randrange(200)] = self.rng.choice(MARKS)
         self.corpus = " ".join(words)
         self.next_id = 0
         self.order = 4471
