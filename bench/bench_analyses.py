@@ -127,26 +127,29 @@ def cpu(pid):  # user + system seconds so far
         return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
     except (OSError, IndexError, ValueError):
         return None
-gap = 0.02
-while not done.wait(gap):  # each worker's peak memory and CPU, sampled while it runs (both only grow)
-    t0 = time.perf_counter()
-    total = rollup(os.getpid())[1]
+rollup_at = 0.0
+while not done.wait(0.01):  # each worker's peak memory and CPU, read while it runs (both only grow)
     for k, p in enumerate(background.processes):
         if (m := hwm(p.pid)) is not None:
             peaks[k] = max(peaks.get(k, 0.0), m)
         if (s := cpu(p.pid)) is not None:
             cpus[k] = max(cpus.get(k, 0.0), s)
-        if (r := rollup(p.pid)) is not None:
-            uss[k] = max(uss.get(k, 0.0), r[0])
-            total += r[1]
-    pss.append(total)
     for w in background.workers:
         if (r := getattr(w, '_reader', None)) is not None and (c := cpu(f'{os.getpid()}/task/{r.native_id}')):
             readers[r.native_id] = c
     # smaps_rollup walks a process's page tables: 6-10 ms for a 1.4 GB one, and it holds that process's memory
-    # map meanwhile. Sampled every 20 ms, three of them took half a core from the analyses of the 1 GB run:
-    # the sampling may take 5% of the time at most.
-    gap = max(0.02, 20 * (time.perf_counter() - t0))
+    # map meanwhile. Read every 20 ms, three of them took half a core from the analyses of the 1 GB run: those
+    # reads take 5% of the time at most (VmHWM, the kernel's own peak, is read every time: it costs nothing).
+    t0 = time.perf_counter()
+    if t0 < rollup_at:
+        continue
+    total = rollup(os.getpid())[1]
+    for k, p in enumerate(background.processes):
+        if (r := rollup(p.pid)) is not None:
+            uss[k] = max(uss.get(k, 0.0), r[0])
+            total += r[1]
+    pss.append(total)
+    rollup_at = t0 + max(0.02, 20 * (time.perf_counter() - t0))
 reader = sum(readers.values())
 jobs = [getattr(w, "jobs", ()) for w in background.workers]
 name = lambda k: "+".join(jobs[k]) or str(k)
@@ -171,12 +174,13 @@ def workers(path: Path, root: Path = ROOT, mode: str = "fork") -> dict:
 
 
 class Sampler:
-    """Samples, every 50 ms, the app and its children: each one's peak VmHWM (RSS: shared pages counted in
-    every process that maps them), peak USS (its own pages), CPU (user + system), and the peak of the PSS
-    of all of them summed (the memory really used: each shared page counted once, split among its users).
-    Less often for large processes: reading ``smaps_rollup`` walks a process's page tables (6-10 ms for a
-    1.4 GB one, holding its memory map), so the sampling takes at most 5% of the time (a third of a core
-    on the 1 GB run, every 50 ms)."""
+    """Samples the app and its children: each one's peak VmHWM (RSS: shared pages counted in every process that
+    maps them) and CPU (user + system) every 10 ms, read from ``/proc/PID/status`` and ``stat`` (cheap; VmHWM is
+    the kernel's own high-water mark, so the last read before a process ends, or ``stop``'s read of the app, has
+    its true peak); its peak USS (its own pages) and the peak of the PSS of all of them summed (the memory
+    really used: each shared page counted once, split among its users) less often: reading ``smaps_rollup``
+    walks a process's page tables (6-10 ms for a 1.4 GB one, holding its memory map), so those reads take at
+    most 5% of the time (a third of a core on the 1 GB run, every 50 ms)."""
 
     def __init__(self, pid: int):
         import threading
@@ -186,31 +190,46 @@ class Sampler:
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
 
-    def _sample(self) -> None:
-        from bench_stepper import children_of, cpu_of
+    def _status(self, pid: int) -> bool:
+        """Reads ``pid``'s VmHWM and CPU; False when it has ended."""
+        from bench_stepper import cpu_of
 
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cpu = cpu_of(pid)
+            hwm = next(int(l.split()[1]) / 1024 for l in status.splitlines() if l.startswith("VmHWM"))
+        except (OSError, IndexError, ValueError, StopIteration):
+            return False
+        self.hwm[pid] = max(self.hwm.get(pid, 0.0), hwm)
+        self.cpu[pid] = max(self.cpu.get(pid, 0.0), cpu)
+        return True
+
+    def _rollup(self, pid: int) -> float:
+        """Reads ``pid``'s USS into its peak; returns its PSS in MB (0 when it has ended)."""
+        try:
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+            f = {l.split(":")[0]: int(l.split()[1]) for l in rollup.splitlines() if l.endswith("kB")}
+        except (OSError, IndexError, ValueError):
+            return 0.0
+        self.uss[pid] = max(self.uss.get(pid, 0.0), (f["Private_Clean"] + f["Private_Dirty"]) / 1024)
+        return f["Pss"] / 1024
+
+    def _sample(self) -> None:
+        from bench_stepper import children_of
+
+        rollup_at = 0.0
         while not self._stop.is_set():
+            pids = [pid for pid in [self.pid, *children_of(self.pid)] if self._status(pid)]
             t0 = time.perf_counter()
-            total = 0.0
-            for pid in [self.pid, *children_of(self.pid)]:
-                try:
-                    status = Path(f"/proc/{pid}/status").read_text()
-                    rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-                    cpu = cpu_of(pid)
-                except (OSError, IndexError, ValueError):
-                    continue
-                hwm = next(int(l.split()[1]) / 1024 for l in status.splitlines() if l.startswith("VmHWM"))
-                f = {l.split(":")[0]: int(l.split()[1]) for l in rollup.splitlines() if l.endswith("kB")}
-                self.hwm[pid] = max(self.hwm.get(pid, 0.0), hwm)
-                self.uss[pid] = max(self.uss.get(pid, 0.0), (f["Private_Clean"] + f["Private_Dirty"]) / 1024)
-                self.cpu[pid] = max(self.cpu.get(pid, 0.0), cpu)
-                total += f["Pss"] / 1024
-            self.pss = max(self.pss, total)
-            self._stop.wait(max(0.05, 20 * (time.perf_counter() - t0)))
+            if t0 >= rollup_at:
+                self.pss = max(self.pss, sum(self._rollup(pid) for pid in pids))
+                rollup_at = t0 + max(0.05, 20 * (time.perf_counter() - t0))
+            self._stop.wait(0.01)
 
     def stop(self) -> dict:
         self._stop.set()
         self._thread.join()
+        self._status(self.pid)  # the app's peak up to now, wherever the last sample fell
         kids = [k for k in self.hwm if k != self.pid]
         return {"app_hwm": self.hwm.get(self.pid, float("nan")), "app_uss": self.uss.get(self.pid, float("nan")),
                 "app_cpu": self.cpu.get(self.pid, float("nan")),
