@@ -236,15 +236,21 @@ def trace_row(trace: Trace) -> tuple:
 def trace_of(row: tuple) -> Trace:
     """The ``Trace`` that ``trace_row`` gave ``row`` for."""
     at, uses, values = row
-    return Trace(at, uses, list(map(_value_of, values)))
+    return Trace(at, uses, list(map(value_of, values)))
 
 
 def unsourced_of(row: tuple) -> list[Value]:
     """``trace_of(row).unsourced`` (a row of ``trace_row``), without making the other values (most of them)."""
-    return [_value_of(v) for v in row[2] if v[5] is None and not v[6] and not v[8]]  # as ``Value.unsourced``
+    return list(map(value_of, unsourced_rows(row)))
 
 
-def _value_of(v: tuple) -> Value:
+def unsourced_rows(row: tuple) -> list[tuple]:
+    """The rows of the values of ``row`` (a row of ``trace_row``) that ``Trace.unsourced`` lists."""
+    return [v for v in row[2] if v[5] is None and not v[6] and not v[8]]  # as ``Value.unsourced``
+
+
+def value_of(v: tuple) -> Value:
+    """The ``Value`` of one value row of a ``trace_row``."""
     tool_id, name, block, path, value, source, trivial_, by_model, prose_ = v
     return Value(tool_id, name, block, path, value, None if source is None else Place(*source), trivial_, by_model,
                  prose_)

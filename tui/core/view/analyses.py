@@ -15,9 +15,10 @@ keys have been quiet for a moment (``resume``); a cancelled worker stops at the 
 When the stepper runs the analyses in a separate process (``tui.core.view.background``), it says so
 (``expect_traces``): then ``compute_trace`` does not build the index here but waits, yielding to
 ``tick``, until ``set_traces`` brings the traces of every tool turn (or ``traces_failed`` says to
-compute them here after all). They come as the tuples the process sent (``provenance.trace_row``),
-and each becomes a ``Trace`` when it is first asked for: the run-wide unsourced values are read
-from the tuples, so taking in 16,000 traces makes no object per value.
+compute them here after all). They come as the process sent them (``trace_rows.TraceRows``: the
+``provenance.trace_row`` tuples, pickled a piece at a time, and the unsourced values among them),
+and each becomes a ``Trace`` when it is first asked for, so taking in 16,000 traces makes no object
+per value.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ import threading
 from typing import Any, Callable
 
 from tui.core.blocks import TOOL_USE_TYPES
-from tui.core.provenance import Provenance, Trace, Value, trace_of, unsourced_of
+from tui.core.provenance import Provenance, Trace, Value, trace_of, value_of
 from tui.core.run import Run, blocks_of
 from tui.core.tokens import ESTIMATED, EXACT, Counter, TokenReport, token_report
+from tui.core.view.trace_rows import TraceRows
 
 #: How a number of each kind is marked: ``~`` an offline estimate, ``=`` counted by count_tokens,
 #: nothing for the usage the provider recorded.
@@ -70,7 +72,7 @@ class RunAnalyses:
         self._provenance: Provenance | None = None
         self._lock = threading.Lock()
         self._traces: dict[int, Trace] = {}
-        self._rows: dict[int, tuple] = {}  # traces from another process, made ``Trace`` when asked (``trace``)
+        self._rows: TraceRows | None = None  # traces from another process, made ``Trace`` when asked (``trace``)
         self.gate = threading.Event()  # set: the work may run; cleared while the user is stepping
         self.gate.set()
         self._remote: threading.Event | None = None  # set once traces from another process arrived (or failed)
@@ -129,22 +131,21 @@ class RunAnalyses:
     def trace(self, n: int) -> Trace | None:
         """The trace of message ``n`` if a worker has made it."""
         found = self._traces.get(n)
-        if found is None:
-            row = self._rows.pop(n, None)  # (taken by one thread: another asking at once finds it made below)
-            found = self._traces.get(n) if row is None else self._traces.setdefault(n, trace_of(row))
+        if found is None and self._rows is not None and (row := self._rows.get(n)) is not None:
+            found = self._traces.setdefault(n, trace_of(row))  # (two threads asking at once: both get the first)
         return found
 
     def expect_traces(self) -> None:
         """Another process traces every tool turn: ``compute_trace`` waits for it instead of building the index."""
         self._remote = threading.Event()
 
-    def set_traces(self, rows: dict[int, tuple]) -> list[tuple[int, Value]]:
-        """The traces of every tool turn arrived from another process, as ``provenance.trace_row`` tuples; returns
-        the unsourced values they hold, in run order."""
-        self._rows.update(rows)
+    def set_traces(self, rows: TraceRows) -> list[tuple[int, Value]]:
+        """The traces of every tool turn arrived from another process (``provenance.trace_row`` tuples, pickled a
+        piece at a time); returns the unsourced values they hold, in run order."""
+        self._rows = rows
         if self._remote is not None:
             self._remote.set()
-        return [(i, v) for i in sorted(rows) for v in unsourced_of(rows[i])]
+        return [(i, value_of(v)) for i, v in rows.unsourced]
 
     def traces_failed(self) -> None:
         """The other process could not trace: ``compute_trace`` works here again."""

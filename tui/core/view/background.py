@@ -13,8 +13,9 @@ piece taken in is settled (``collector.settle``: the results are read-only, and 
 walking them held the interpreter for hundreds of milliseconds); it hands each finished result to
 ``deliver(kind, value)``:
 
-- ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", dict[int, tuple])`` (each trace as
-  ``provenance.trace_row`` made it: ``trace_of`` makes the ``Trace``),
+- ``("findings", list[Finding])``, ``("tokens", TokenReport)``, ``("traces", TraceRows)`` (each trace as
+  ``provenance.trace_row`` made it, kept pickled a piece at a time until asked for: ``trace_of`` makes the
+  ``Trace``),
   then ``("done", None)`` (on two cores the grammar check and the content check, or its two halves, run as
   jobs of their own, in one process or both (``groups``): ``Background`` joins their findings and delivers
   them once, as the single job would);
@@ -46,6 +47,7 @@ from typing import Any, Callable, Iterator
 from tui.core import collector, estimate, jsonio, spawn
 from tui.core.run import Run
 from tui.core.tokens import CallTokens, MessageTokens, TokenReport
+from tui.core.view.trace_rows import TraceRows
 
 #: Objects per piece sent back: unpickling one takes about a millisecond.
 PIECE = 500
@@ -160,10 +162,12 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
         elif job == "traces":
             from tui.core.provenance import Provenance, trace_row
 
+            from tui.core.view.trace_rows import piece as trace_piece
+
             provenance = Provenance(run)
             traces = [(n, trace_row(provenance.trace(n))) for n in tool_turns(run)]  # tuples: pickled faster
             for piece in _pieces(traces, TRACES_PIECE):
-                yield "trace-piece", piece
+                yield "trace-piece", trace_piece(piece)
             yield "traces", None
 
 
@@ -207,7 +211,7 @@ class Collect:
     def __init__(self) -> None:
         self.calls: list[CallTokens] = []
         self.messages: list[MessageTokens] = []
-        self.traces: dict[int, Any] = {}
+        self.traces = TraceRows()
 
     def add(self, kind: str, payload: Any) -> tuple[str, Any] | None:
         if kind == "token-calls":
@@ -220,9 +224,9 @@ class Collect:
             self.calls, self.messages = [], []
             return "tokens", report
         elif kind == "trace-piece":  # kept as sent: ``RunAnalyses`` makes a ``Trace`` of one when it is asked for
-            self.traces.update(payload)
+            self.traces.add(payload)
         elif kind == "traces":
-            traces, self.traces = self.traces, {}
+            traces, self.traces = self.traces, TraceRows()
             return "traces", traces
         else:
             return kind, payload
