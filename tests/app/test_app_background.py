@@ -7,13 +7,15 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import threading
 from pathlib import Path
 
 from analysis_helpers import INVENTED, stepper
-from app_helpers import REFUND, app_for, screen_text, settle
+from app_helpers import REFUND, app_for, opening_for, screen_text, settle
 
-from slow_loader import open_when_flagged
+from slow_loader import HeldUntil
 
+from tui.app.factory import app_of
 from tui.app.screens.stepper import StepperScreen
 from tui.core.view import background
 from tui.core.view.run_view import RunView
@@ -85,10 +87,11 @@ def gone(pid: int) -> bool:
 
 
 async def _open_held(app, pilot, flag: Path, wait: bool = True) -> StepperScreen:
-    """Another run of the refund file opened on top, its analyses' process held before it loads (until
-    ``flag`` exists); with ``wait``, until that process is running."""
-    loader = functools.partial(open_when_flagged, str(flag), str(REFUND))
-    other = StepperScreen(RunView(open_run(str(REFUND))), 0, loader=loader)
+    """Another run of the refund file opened on top, its analyses' process held before it has the run (the app
+    sends it once ``flag`` exists); with ``wait``, until that process is running."""
+    run = open_run(str(REFUND))
+    run.meta["held"] = HeldUntil(str(flag))
+    other = StepperScreen(RunView(run), 0, loader=functools.partial(open_run, str(REFUND)))
     app.push_screen(other)
     await pilot.pause()
     for _ in range(50 if wait else 0):
@@ -119,7 +122,7 @@ async def test_steps_are_answered_while_the_process_works_and_closing_the_run_en
     assert first and all(gone(p.pid) for p in first)  # quitting ends the other one (already done, or stopped)
 
 
-async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypatch):
+async def test_the_analyses_arrive_once_the_process_has_the_run(tmp_path, monkeypatch):
     monkeypatch.setattr(background, "PROCESS_FROM", 0)
     flag = tmp_path / "go"
     app = app_for(REFUND, tmp_path, at=0)
@@ -136,11 +139,31 @@ async def test_the_analyses_arrive_once_the_process_can_load(tmp_path, monkeypat
     assert processes and all(gone(p.pid) for p in processes)
 
 
-async def test_a_file_changed_since_it_was_opened_is_analysed_in_the_app(tmp_path, monkeypatch):
+async def test_a_file_changed_since_it_was_opened_is_not_read_again(tmp_path, monkeypatch):
+    """The app sends the process the run it holds: the file is not loaded again, so a file changed (or gone)
+    since it was opened does not matter."""
     monkeypatch.setattr(background, "PROCESS_FROM", 0)
     copy = tmp_path / "run.jsonl"
     copy.write_bytes(REFUND.read_bytes())
     app = app_for(copy, tmp_path, at=0)
+    copy.write_bytes(INVENTED.read_bytes())
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = stepper(app)
+        await analysed(pilot, screen)
+        assert screen.background is not None and screen.background.processes  # the process did the work
+        assert screen.view.analyses.report.as_json() == RunView(open_run(str(REFUND))).analyses.compute_tokens().as_json()
+        assert screen.view.analyses.unsourced == RunView(open_run(str(REFUND))).analyses.compute_unsourced()
+
+
+async def test_a_run_that_cannot_be_sent_is_loaded_and_a_changed_file_analysed_in_the_app(tmp_path, monkeypatch):
+    """A run holding something that does not pickle (a plug-in's run may) goes by the file: the process loads
+    it, sees it is not the run the app holds (the file changed since), and says so; the app does the work."""
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
+    copy = tmp_path / "run.jsonl"
+    copy.write_bytes(REFUND.read_bytes())
+    opening = opening_for(copy, tmp_path, at=0)
+    opening.chosen.meta["unpicklable"] = threading.Lock()
+    app = app_of(opening)
     copy.write_bytes(INVENTED.read_bytes())  # the process loads another run than the app holds
     async with app.run_test(size=(120, 40)) as pilot:
         screen = stepper(app)

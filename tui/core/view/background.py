@@ -2,10 +2,15 @@
 
 A Python thread that computes competes with the UI thread for the interpreter: every step waited
 for it. So the stepper starts ``Background``: a process (the ``spawn`` context: no fork of a process
-that runs threads) that loads the file itself with the loader it is given (core does not import
-the loaders: the app passes a picklable callable, ``functools.partial(open_run, path, ...)``), runs
+that runs threads) that the app sends its run to (``run_pieces``: pickled a piece at a time by a
+thread of the app, each piece once for all the processes; the file is not read again, which for a
+Claude Code session or a trace log, whose run is a small part of a large file, was most of the
+work and memory; the 100 MB run costs the app's interpreter 0.1 s in pieces of 1-2 ms), runs
 the grammar and content check, the token report, the provenance index and the trace of every tool
-turn, and sends the results back in small pickled pieces. A thread of the app's process reads them
+turn, and sends the results back in small pickled pieces. A run that does not pickle (a plug-in's
+run may hold anything) is not sent: the process loads the file itself with the loader it is given
+(core does not import the loaders: the app passes a picklable callable,
+``functools.partial(open_run, path, ...)``). A thread of the app's process reads them
 (waiting on the pipe costs no interpreter time), unpickles one small piece at a time and, while the
 user is stepping, pauses between pieces, so nothing it does holds the interpreter for more than a
 millisecond or two (while the keys are quiet it only lets the interpreter go between pieces); each
@@ -20,7 +25,8 @@ walking them held the interpreter for hundreds of milliseconds); it hands each f
   jobs of their own, in one process or both (``groups``): ``Background`` joins their findings and delivers
   them once, as the single job would);
 - ``("failed", text)`` when the worker could not load the run, or loaded a different one than the
-  app holds (the file changed since): the caller falls back to computing in its own process.
+  app holds (the file changed since; only a run that was not sent is loaded): the caller falls back to
+  computing in its own process.
 
 ``stop()`` ends the process at once (closing a run, opening another, quitting).
 
@@ -35,6 +41,7 @@ since the app then runs threads. What a forked worker sends is what a spawned on
 
 from __future__ import annotations
 
+import copy
 import gc
 import hashlib
 import os
@@ -51,6 +58,9 @@ from tui.core.view.trace_rows import TraceRows
 
 #: Objects per piece sent back: unpickling one takes about a millisecond.
 PIECE = 500
+#: Messages per piece of the run the app sends a spawned worker (``run_pieces``): pickling 500 of the 100 MB
+#: run's takes the app's interpreter 1-2 ms.
+SEND = 500
 #: Traces per piece: as tuples (taken in as they are, ``Collect``) 400 unpickle in about a millisecond.
 TRACES_PIECE = 400
 #: Seconds the reading thread sleeps between pieces while the user is stepping, so the UI thread gets the
@@ -177,16 +187,50 @@ def _send(conn: Any, run: Run, jobs: tuple[str, ...]) -> None:
     conn.send_bytes(pickle.dumps(("done", None)))
 
 
+def run_pieces(run: Run) -> Iterator[bytes]:
+    """``run`` as the app sends it to a spawned worker (``received`` puts it together again): the run without
+    its messages, pickled (empty when it cannot be pickled: a plug-in's run holding something that does not
+    pickle; the worker then loads the file), its messages ``SEND`` at a time, pickled, and an empty end."""
+    shell = copy.copy(run)
+    shell.messages = []
+    try:
+        yield pickle.dumps(shell, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - whatever does not pickle: the worker loads the file instead
+        yield b""
+        return
+    messages = run.messages
+    for k in range(0, len(messages), SEND):
+        yield pickle.dumps(messages[k:k + SEND], protocol=pickle.HIGHEST_PROTOCOL)
+    yield b""
+
+
+def received(inbox: Any) -> Run | None:
+    """In a spawned worker: the run the app sent (``run_pieces``), or None when it could not send it."""
+    head = inbox.recv_bytes()
+    if not head:
+        return None
+    run = pickle.loads(head)
+    messages: list[Any] = []
+    while piece := inbox.recv_bytes():
+        messages += pickle.loads(piece)
+    run.messages = messages
+    return run
+
+
 def _work(conn: Any, load: Callable[[], Run] | None, jobs: tuple[str, ...], expect: tuple | None,
-          run: Run | None = None) -> None:
-    """The worker process. Spawned: ``load``, check it is the app's run (``expect``), analyse, send. Forked
-    (``run``: the app's own, copied by the fork and shared until written): analyse it, send. The collector
-    stays off in both: a short-lived process of read-only objects, which in a forked child the parent froze
+          run: Run | None = None, inbox: Any = None) -> None:
+    """The worker process. Spawned: take the run the app sends (``inbox``: ``received``), or where it could
+    not send it, ``load`` and check it is the app's run (``expect``); analyse, send. Forked (``run``: the
+    app's own, copied by the fork and shared until written): analyse it, send. The collector stays off in
+    both: a short-lived process of read-only objects, which in a forked child the parent froze
     (``collector.keep_out_loaded``); a collection would write to every object's header, copying the pages
     the child shares with the app."""
     try:
         spawn.settle_child()
         gc.disable()
+        if run is None and inbox is not None:
+            run = received(inbox)
+            inbox.close()
         if run is None:
             try:
                 run = load()
@@ -240,7 +284,8 @@ class Worker:
                  fork: bool = False):
         self.deliver = deliver
         self.jobs = jobs
-        #: Forked (``fork_early``): the child analyses ``run`` itself; else spawned, it loads with ``load``.
+        #: Forked (``fork_early``): the child analyses ``run`` itself; else spawned, it is sent the run
+        #: (``outbox``), or loads it with ``load`` where it cannot be sent.
         self.forked = fork
         self._run: Run | None = run if fork else None
         self._expect = None if fork else fingerprint(run)
@@ -250,19 +295,27 @@ class Worker:
         self.quiet: threading.Event | None = None
         self.process: Any = None
         self._conn: Any = None
+        #: Spawned: the end the app sends its run down (``run_pieces``), until the run is sent.
+        self.outbox: Any = None
         self._reader: threading.Thread | None = None
 
     def start_process(self) -> None:
-        """The process started (once): forked on the run held, or spawned to load it."""
+        """The process started (once): forked on the run held, or spawned to be sent it (or load it)."""
         if self.process is not None:
             return
         if self.forked:
             run, self._run = self._run, None  # the child has its copy; the screen's view holds the run here
             self.process, self._conn = spawn.start(_work, (None, self.jobs, None, run), "turnscope-analyses",
                                                    fork=True)
-        else:
-            self.process, self._conn = spawn.start(_work, (self._load, self.jobs, self._expect),
-                                                   "turnscope-analyses")
+        else:  # the run comes down ``outbox`` (``Background``'s sender): no second load of the file
+            import multiprocessing
+
+            inbox, self.outbox = multiprocessing.get_context("spawn").Pipe(duplex=False)
+            try:
+                self.process, self._conn = spawn.start(_work, (self._load, self.jobs, self._expect, None, inbox),
+                                                       "turnscope-analyses")
+            finally:
+                inbox.close()  # the child has its own copy
 
     def start(self) -> None:
         """The process (unless ``fork_early`` started it) and the thread reading what it sends."""
@@ -342,6 +395,7 @@ class Background:
         self.deliver = deliver
         self._lock = threading.Lock()
         self._failed = False
+        self._run: Run | None = run  # until ``start`` sends it to the spawned workers
         adopted = _adopt(run, tuple(jobs) if jobs else None)  # forked by ``fork_early`` for this very run
         if adopted is not None:
             for worker in adopted:
@@ -364,6 +418,11 @@ class Background:
         _LIVE.add(self)
         for worker in self.workers:
             worker.start()
+        spawned = [w for w in self.workers if w.outbox is not None]
+        if spawned:
+            threading.Thread(target=_send_run, args=(self._run, spawned), name="turnscope-analyses-sender",
+                             daemon=True).start()
+        self._run = None
 
     @property
     def processes(self) -> list[Any]:
@@ -403,6 +462,31 @@ class Background:
         for worker in self.workers:
             worker.stop()
         _LIVE.discard(self)
+
+
+def _send_run(run: Run, workers: list[Worker]) -> None:
+    """The run down each spawned worker's ``outbox``, a piece at a time, each piece pickled once for all of
+    them (the 100 MB run: 68 pieces of about 1.5 ms of the app's interpreter each); between pieces, while
+    the user is stepping, the UI thread's turn (``PAUSE``), as the reading threads do. A worker stopped
+    meanwhile (the run closed) is sent nothing more; each outbox is closed once sent."""
+    open_ = list(workers)
+    try:
+        for piece in run_pieces(run):
+            for worker in list(open_):
+                try:
+                    if worker._stopped.is_set():
+                        raise BrokenPipeError
+                    worker.outbox.send_bytes(piece)
+                except (OSError, EOFError):  # stopped, or its process ended: its reader says what happened
+                    open_.remove(worker)
+                    worker.outbox.close()
+            if not open_:
+                return
+            quiet = open_[0].quiet
+            time.sleep(0 if quiet is not None and quiet.is_set() else PAUSE)
+    finally:
+        for worker in open_:
+            worker.outbox.close()
 
 
 def stop_all() -> None:

@@ -1,0 +1,61 @@
+"""The run the app sends a spawned analyses' process (``background.run_pieces`` / ``received``) is the run it
+holds, field for field: every sample and real run, and text JSON would not carry (a lone surrogate, NaN, an
+integer past 64 bits); one that cannot be pickled is not sent (the process loads the file instead)."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from conftest import SAMPLES
+from tui.core.run import Run
+from tui.core.view.background import SEND, fingerprint, received, run_pieces
+from tui.formats import load_runs
+
+
+class Inbox:
+    """The process's end of the pipe, reading what ``run_pieces`` gave."""
+
+    def __init__(self, pieces):
+        self.pieces = iter(list(pieces))
+
+    def recv_bytes(self) -> bytes:
+        return next(self.pieces)
+
+
+def _runs(realruns):
+    paths = sorted(SAMPLES.rglob("*.jsonl")) + sorted(p for p in realruns.rglob("*") if p.suffix in (".jsonl", ".json", ".eval"))
+    for path in paths:
+        try:
+            yield from load_runs(str(path))
+        except Exception:  # noqa: BLE001 - a file of another kind (a note, a manifest): not a run
+            continue
+
+
+def test_every_sample_and_real_run_arrives_as_the_app_holds_it(realruns):
+    count = 0
+    for run in _runs(realruns):
+        held = (list(run.messages), fingerprint(run))
+        got = received(Inbox(run_pieces(run)))
+        assert type(got) is type(run) and got == run, run.source.path
+        assert got.messages is not run.messages and (list(run.messages), fingerprint(run)) == held  # not touched
+        count += 1
+    assert count >= 40, count
+
+
+def test_what_json_would_not_carry_arrives_exactly():
+    text = "lone \ud800 surrogate"
+    messages = [{"role": "user", "content": [{"type": "text", "text": text}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "n",
+                                                   "input": {"nan": math.nan, "big": 2 ** 70, "t": (1, 2)}}]}]
+    messages += [{"role": "user", "content": f"m{k}"} for k in range(2 * SEND + 3)]  # more than one piece
+    run = Run(messages=messages)
+    got = received(Inbox(run_pieces(run)))
+    value = got.messages[1]["content"][0]["input"]
+    assert got.messages[0]["content"][0]["text"] == text and math.isnan(value["nan"])
+    assert value["big"] == 2 ** 70 and value["t"] == (1, 2) and got.messages[2:] == messages[2:]
+
+
+def test_a_run_that_cannot_be_pickled_is_not_sent():
+    run = Run(messages=[{"role": "user", "content": "hi"}], meta={"lock": threading.Lock()})
+    assert list(run_pieces(run)) == [b""] and received(Inbox(run_pieces(run))) is None
