@@ -17,7 +17,8 @@ Measurements, each in a fresh process:
 - time to fully analysed (issue 13): headless, the stepper's analyses' processes
   (``tui.core.view.background``) from their start (the run loaded) until every result is read:
   forked from the loaded run as the app starts on a file (``fork_early``, where the checkout has
-  it), and spawned (each loads the file: a run opened later in the app), beside the same work one
+  it), and spawned (a run opened later in the app: sent the run, or each loads the file where the checkout
+  does that), beside the same work one
   job after another in one process (``headless`` above) and, with ``--before DIR``, that of another
   checkout (main before issue 13); in the app (``python -m tui FILE`` in a pty: the real path, the
   forked one where the checkout forks), from spawn until the provenance notes are counted and the
@@ -30,6 +31,8 @@ Measurements, each in a fresh process:
   processes' PSS summed (each shared page counted once); issue 13's target: 2.5x the file per process;
 - with ``--big 1GB``: the same for a run of that size generated under /tmp (never committed),
   beside the 100 MB one, with the ratio (linear: about 10x);
+- with ``--transcript``: the analyses' processes spawned for the first run of ``bench_loaders.py``'s 100 MB
+  Claude Code transcript (a run opened from the file's run list), beside ``--before``;
 - with ``--marks``: time to fully analysed again on a run of the same size whose text also holds words
   beyond ASCII (arrows, ticks, box-drawing lines: ``make_large_run.py --marks``), as real tool output does.
 """
@@ -153,7 +156,7 @@ while not done.wait(0.01):  # each worker's peak memory and CPU, read while it r
 reader = sum(readers.values())
 jobs = [getattr(w, "jobs", ()) for w in background.workers]
 name = lambda k: "+".join(jobs[k]) or str(k)
-print(orjson.dumps({"load": loaded, **got, "forked": bool(forked), "peaks": {name(k): v for k, v in peaks.items()},
+print(orjson.dumps({"load": loaded, **got, "forked": bool(forked), "sent": hasattr(bg, "run_pieces"), "peaks": {name(k): v for k, v in peaks.items()},
                     "cpus": {name(k): v for k, v in cpus.items()}, "uss": {name(k): v for k, v in uss.items()},
                     "pss": max(pss, default=0.0), "reader_cpu": reader}).decode())
 """
@@ -353,7 +356,8 @@ def print_cpu(h: dict) -> None:
 
 def print_workers(label: str, w: dict, mb: float) -> None:
     parts = ", ".join(f"{k} {v:.2f} s" for k, v in w.items() if k in ("findings", "tokens", "traces", "failed"))
-    how = "forked: analyse the run held" if w.get("forked") else "spawned: each loads the file"
+    how = ("forked: analyse the run held" if w.get("forked") else
+           "spawned: the app sends them the run" if w.get("sent") else "spawned: each loads the file")
     peaks = ", ".join(f"{jobs} {m:.0f}" for jobs, m in w.get("peaks", {}).items())
     uss = ", ".join(f"{jobs} {m:.0f}" for jobs, m in w.get("uss", {}).items())
     cpus = ", ".join(f"{jobs} {c:.2f} s" for jobs, c in w.get("cpus", {}).items())
@@ -362,6 +366,26 @@ def print_workers(label: str, w: dict, mb: float) -> None:
           f"system) {cpus or 'not sampled'}, {total:.2f} s in all, reading threads {w.get('reader_cpu', 0):.2f} s; "
           f"peak RSS MB {peaks or 'not sampled'}; peak USS MB {uss or 'not sampled'}; all processes' PSS summed "
           f"{w.get('pss', 0):.0f} MB ({w.get('pss', 0) / mb:.1f}x, the loading process included)")
+
+
+def transcript_spawned(before: Path | None, tries: int) -> None:
+    """The analyses' spawned processes (a run opened from a file's run list: the app has started, so they are
+    not forked) on the first run of ``bench_loaders.py``'s 100 MB Claude Code transcript, whose runs are a
+    small part of the file; this checkout and ``before`` interleaved, medians of ``tries``."""
+    from bench_loaders import OUT, transcript
+
+    path = OUT / "claude-code-100mb.jsonl"  # bench_loaders.py's own file, made once
+    if not path.exists():
+        transcript(path, 100)
+    mb = path.stat().st_size / 1e6
+    checkouts = [("this checkout", ROOT)] + ([("before (the other checkout)", before)] if before else [])
+    found: dict[str, list[dict]] = {label: [] for label, _ in checkouts}
+    for _ in range(tries):
+        for label, root in checkouts:
+            found[label].append(workers(path, root, "spawn"))
+    print(f"Claude Code transcript ({mb:,.1f} MB; its first run: the analyses' processes, spawned), medians of {tries}:")
+    for label, _ in reversed(checkouts):
+        print_workers(label, _medians(found[label]), mb)
 
 
 def long_run(n: int) -> float:
@@ -380,6 +404,9 @@ def main() -> int:
     parser.add_argument("--only-analysed", action="store_true", help="only the time to fully analysed")
     parser.add_argument("--tries", type=int, default=1, help="tries of the processes and the app (medians)")
     parser.add_argument("--marks", action="store_true", help="also a run whose text holds words beyond ASCII")
+    parser.add_argument("--transcript", action="store_true",
+                        help="also the analyses' spawned processes on the first run of bench_loaders.py's 100 MB "
+                             "Claude Code transcript (a run opened from the file's run list)")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     out.mkdir(parents=True, exist_ok=True)
@@ -415,6 +442,8 @@ def report_analysed(path: Path, args: argparse.Namespace) -> int:
     if args.marks:
         marked = make(path.with_name(path.stem + "-marks.jsonl"), path.stat().st_size, "jsonl", marks=True)
         print_analysed("run with words beyond ASCII", analysed(marked, not args.no_app, args.before, args.tries))
+    if args.transcript:
+        transcript_spawned(args.before, args.tries)
     if args.big:
         big_path = make(Path("/tmp/turnscope-bench") / f"large-{args.big.lower()}.jsonl", _size(args.big), "jsonl")
         big = analysed(big_path, args.big_app and not args.no_app, None)
