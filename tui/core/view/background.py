@@ -58,9 +58,11 @@ from tui.core.view.trace_rows import TraceRows
 
 #: Objects per piece sent back: unpickling one takes about a millisecond.
 PIECE = 500
-#: Messages per piece of the run the app sends a spawned worker (``run_pieces``): pickling 500 of the 100 MB
-#: run's takes the app's interpreter 1-2 ms.
+#: Items per piece of the run the app sends a spawned worker (``run_pieces``): pickling 500 of the 100 MB run's
+#: messages takes the app's interpreter 1-2 ms, 500 model calls about 2 ms.
 SEND = 500
+#: The lists of a run sent a piece at a time; the rest of it (system, tools, params, source, ...) in one.
+SENT_LISTS = ("messages", "calls", "warnings")
 #: Traces per piece: as tuples (taken in as they are, ``Collect``) 400 unpickle in about a millisecond.
 TRACES_PIECE = 400
 #: Seconds the reading thread sleeps between pieces while the user is stepping, so the UI thread gets the
@@ -188,19 +190,24 @@ def _send(conn: Any, run: Run, jobs: tuple[str, ...]) -> None:
 
 
 def run_pieces(run: Run) -> Iterator[bytes]:
-    """``run`` as the app sends it to a spawned worker (``received`` puts it together again): the run without
-    its messages, pickled (empty when it cannot be pickled: a plug-in's run holding something that does not
-    pickle; the worker then loads the file), its messages ``SEND`` at a time, pickled, and an empty end."""
+    """``run`` as the app sends it to a spawned worker (``received`` puts it together again): the run without the
+    lists that grow with it (``SENT_LISTS``), pickled (empty when it cannot be pickled: a plug-in's run holding
+    something that does not pickle; the worker then loads the file), then each of those lists ``SEND`` items at
+    a time, pickled with its name, and an empty end. (The model calls too: the 41,000 of a 1 GB Claude Code
+    transcript's run took 190 ms to pickle in one piece.)"""
     shell = copy.copy(run)
-    shell.messages = []
+    for name in SENT_LISTS:
+        setattr(shell, name, [])
+    shell.calls_changed()
     try:
         yield pickle.dumps(shell, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - whatever does not pickle: the worker loads the file instead
         yield b""
         return
-    messages = run.messages
-    for k in range(0, len(messages), SEND):
-        yield pickle.dumps(messages[k:k + SEND], protocol=pickle.HIGHEST_PROTOCOL)
+    for name in SENT_LISTS:
+        items = getattr(run, name)
+        for k in range(0, len(items), SEND):
+            yield pickle.dumps((name, items[k:k + SEND]), protocol=pickle.HIGHEST_PROTOCOL)
     yield b""
 
 
@@ -210,10 +217,11 @@ def received(inbox: Any) -> Run | None:
     if not head:
         return None
     run = pickle.loads(head)
-    messages: list[Any] = []
     while piece := inbox.recv_bytes():
-        messages += pickle.loads(piece)
-    run.messages = messages
+        name, items = pickle.loads(piece)
+        if name in SENT_LISTS:
+            getattr(run, name).extend(items)
+    run.calls_changed()
     return run
 
 
@@ -466,12 +474,18 @@ class Background:
 
 def _send_run(run: Run, workers: list[Worker]) -> None:
     """The run down each spawned worker's ``outbox``, a piece at a time, each piece pickled once for all of
-    them (the 100 MB run: 68 pieces of about 1.5 ms of the app's interpreter each); between pieces, while
-    the user is stepping, the UI thread's turn (``PAUSE``), as the reading threads do. A worker stopped
-    meanwhile (the run closed) is sent nothing more; each outbox is closed once sent."""
+    them (the 100 MB run: 68 pieces of 1-2 ms of the app's interpreter each), and only while the keys are
+    quiet (``quiet``, the gate ``RunAnalyses`` opens 0.3 s after the last step): while the user steps, the
+    interpreter is the UI thread's (sending beside the steps made the first step after opening a run from a
+    file's run list wait 10 ms for it). A worker stopped meanwhile (the run closed) is sent nothing more;
+    each outbox is closed once sent."""
     open_ = list(workers)
+    quiet = workers[0].quiet
     try:
         for piece in run_pieces(run):
+            while quiet is not None and not quiet.wait(0.1):
+                if all(worker._stopped.is_set() for worker in open_):
+                    return
             for worker in list(open_):
                 try:
                     if worker._stopped.is_set():
@@ -482,8 +496,7 @@ def _send_run(run: Run, workers: list[Worker]) -> None:
                     worker.outbox.close()
             if not open_:
                 return
-            quiet = open_[0].quiet
-            time.sleep(0 if quiet is not None and quiet.is_set() else PAUSE)
+            time.sleep(0)  # the UI thread's turn, if it waits for the interpreter
     finally:
         for worker in open_:
             worker.outbox.close()
