@@ -6,24 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import tracemalloc
-from pathlib import Path
+
+from loader_helpers import every_run
 
 from tui.app.render.rawbody import RawBody
 from tui.core import jsonio
 from tui.core.prefix import request_at
-from tui.formats import load_runs, open_run
-
-SAMPLES = Path(__file__).resolve().parent.parent.parent / "sample_runs"
-
-
-def _runs(realruns):
-    for path in sorted(p for base in (realruns, SAMPLES) for p in base.rglob("*") if p.is_file()):
-        try:
-            runs = load_runs(str(path))
-        except Exception:  # noqa: BLE001 - the broken samples: no request to show
-            continue
-        for run in runs:
-            yield path, run
+from tui.formats import open_run
 
 
 def _same_as_the_whole_body(body: RawBody, request) -> None:
@@ -47,7 +36,7 @@ def test_every_line_size_and_sha256_are_the_whole_body_s_on_every_real_and_sampl
     one, are the body pretty-printed at once (commas between messages, none after the last); the width is the
     widest line's; the size and sha256 are the exact bytes' (recorded or re-serialised)."""
     checked = recorded = 0
-    for path, run in _runs(realruns):
+    for path, run in every_run(realruns):
         for index in sorted({0, len(run.messages) // 2, max(len(run.messages) - 1, 0), len(run.messages)}):
             request = request_at(run, index)
             _same_as_the_whole_body(RawBody(index, request), request)

@@ -9,10 +9,9 @@ import multiprocessing
 import threading
 from types import SimpleNamespace
 
-from conftest import SAMPLES
+from loader_helpers import every_run
 from tui.core.run import Run
 from tui.core.view.background import SEND, _send_run, fingerprint, received, run_pieces
-from tui.formats import load_runs
 
 
 class Inbox:
@@ -25,18 +24,9 @@ class Inbox:
         return next(self.pieces)
 
 
-def _runs(realruns):
-    paths = sorted(SAMPLES.rglob("*.jsonl")) + sorted(p for p in realruns.rglob("*") if p.suffix in (".jsonl", ".json", ".eval"))
-    for path in paths:
-        try:
-            yield from load_runs(str(path))
-        except Exception:  # noqa: BLE001 - a file of another kind (a note, a manifest): not a run
-            continue
-
-
 def test_every_sample_and_real_run_arrives_as_the_app_holds_it(realruns):
     count = 0
-    for run in _runs(realruns):
+    for _, run in every_run(realruns):
         held = (list(run.messages), fingerprint(run))
         got = received(Inbox(run_pieces(run)))
         assert type(got) is type(run) and got == run, run.source.path

@@ -8,10 +8,11 @@ import pickle
 import tracemalloc
 
 from conftest import SAMPLES
+from loader_helpers import every_run
 from tui.core.provenance import Provenance, trace_of, trace_row, value_of
 from tui.core.view.background import _pieces, tool_turns
 from tui.core.view.trace_rows import TraceRows, piece
-from tui.formats import load_runs, open_run
+from tui.formats import open_run
 
 
 def _rows(traces: dict, size: int) -> TraceRows:
@@ -21,18 +22,9 @@ def _rows(traces: dict, size: int) -> TraceRows:
     return rows
 
 
-def _runs(realruns):
-    paths = sorted(SAMPLES.rglob("*.jsonl")) + sorted(p for p in realruns.rglob("*") if p.suffix in (".jsonl", ".json"))
-    for path in paths:
-        try:
-            yield from load_runs(str(path))
-        except Exception:  # noqa: BLE001 - a file of another kind (a note, a manifest): not a run
-            continue
-
-
 def test_each_traced_message_gives_its_own_trace_and_others_none(realruns):
     traced_runs = 0
-    for run in _runs(realruns):
+    for _, run in every_run(realruns):
         provenance = Provenance(run)
         traces = {n: provenance.trace(n) for n in tool_turns(run)}
         traced_runs += bool(traces)

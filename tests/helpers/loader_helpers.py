@@ -1,5 +1,6 @@
-"""Helpers for the loader tests: the fixture paths, and the recorded request bodies read straight
-from a cassette or trace log (with PyYAML and orjson, not through turnscope), to compare with."""
+"""Helpers for the loader tests: the fixture paths, every run of the real and sample files, and the
+recorded request bodies read straight from a cassette or trace log (with PyYAML and orjson, not through
+turnscope), to compare with."""
 
 from __future__ import annotations
 
@@ -11,13 +12,25 @@ from typing import Any
 import orjson
 import yaml
 
-from conftest import REPO
+from conftest import REPO, SAMPLES
 from tui.core import native
 from tui.core.prefix import request_at
 from tui.formats import load_runs
 
 FIXTURES = REPO / "tests" / "fixtures"
 CREDENTIALS = ("authorization_token",)
+
+
+def every_run(realruns: Path):
+    """``(path, run)`` for every run of every file under ``realruns`` and ``sample_runs`` that loads (the
+    broken samples and the notes beside the runs do not)."""
+    for path in sorted(p for base in (realruns, SAMPLES) for p in base.rglob("*") if p.is_file()):
+        try:
+            runs = load_runs(str(path))
+        except Exception:  # noqa: BLE001 - a broken sample, or a file that is not a run
+            continue
+        for run in runs:
+            yield path, run
 
 
 def recorded_bodies(path: Path) -> list[tuple[dict[str, Any], int | None]]:

@@ -3,9 +3,10 @@
 A Python thread that computes competes with the UI thread for the interpreter: every step waited
 for it. So the stepper starts ``Background``: a process (the ``spawn`` context: no fork of a process
 that runs threads) that the app sends its run to (``run_pieces``: pickled a piece at a time by a
-thread of the app, each piece once for all the processes; the file is not read again, which for a
-Claude Code session or a trace log, whose run is a small part of a large file, was most of the
-work and memory; the 100 MB run costs the app's interpreter 0.1 s in pieces of 1-2 ms), runs
+thread of the app while the keys are quiet, each piece once for all the processes; the file is not
+read again, which for a Claude Code session or a trace log, whose run is a small part of a large
+file, was most of the work and memory; the 100 MB run costs the app's interpreter about 0.1 s in
+103 pieces of at most 2 ms), runs
 the grammar and content check, the token report, the provenance index and the trace of every tool
 turn, and sends the results back in small pickled pieces. A run that does not pickle (a plug-in's
 run may hold anything) is not sent: the process loads the file itself with the loader it is given
@@ -173,7 +174,6 @@ def analyse(run: Run, jobs: tuple[str, ...] = JOBS) -> Iterator[tuple[str, Any]]
             yield "tokens", (report.fixed, report.fixed_kind)
         elif job == "traces":
             from tui.core.provenance import Provenance, trace_row
-
             from tui.core.view.trace_rows import piece as trace_piece
 
             provenance = Provenance(run)
@@ -474,7 +474,7 @@ class Background:
 
 def _send_run(run: Run, workers: list[Worker]) -> None:
     """The run down each spawned worker's ``outbox``, a piece at a time, each piece pickled once for all of
-    them (the 100 MB run: 68 pieces of 1-2 ms of the app's interpreter each), and only while the keys are
+    them (the 100 MB run: 103 pieces of at most 2 ms of the app's interpreter), and only while the keys are
     quiet (``quiet``, the gate ``RunAnalyses`` opens 0.3 s after the last step): while the user steps, the
     interpreter is the UI thread's (sending beside the steps made the first step after opening a run from a
     file's run list wait 10 ms for it). A worker stopped meanwhile (the run closed) is sent nothing more;

@@ -4,7 +4,7 @@ The process behind a large run traces every tool turn (the Problems view lists t
 values), and the stepper shows the trace of the one message on screen. Taken in as tuples
 (``provenance.trace_row``), the 16,300 traces of the 100 MB run held 24 MB of the app's memory (their
 own copy of every tool name, path and value), a tenth of all it held, and unpickling them took the
-app's interpreter 0.1 s in all. So the process sends them in pieces (``piece``): a piece's message
+app's interpreter 0.05 s in all. So the process sends them in pieces (``piece``): a piece's message
 indices, its rows pickled, and the unsourced values among them; ``TraceRows`` keeps the bytes (3 MB)
 and unpickles a piece when one of its traces is first asked for (about a millisecond for 400),
 keeping the last few pieces made.
