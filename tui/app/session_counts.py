@@ -107,7 +107,7 @@ class Counter:
         self._stopped = False
 
     def start(self) -> None:
-        self.process, self._conn = spawn.start(_work, (self.paths, self.options), "turnscope-counts")
+        self.process, self._conn, _ = spawn.start(_work, (self.paths, self.options), "turnscope-counts")
 
     def results(self) -> Iterator[Counted]:
         conn = self._conn

@@ -3,9 +3,9 @@
 The analyses of a large run (``view/background.py``) and the picker's exact message counts
 (``tui/app/session_counts.py``) each run in a process of their own. Both start it the same way:
 the ``spawn`` context (no fork of a process that runs threads), a one-way pipe the child writes
-and the parent reads, and the real standard error lent to multiprocessing while it starts (a TUI
-captures ``sys.stderr`` in an object with no file descriptor, which multiprocessing's helpers
-need). The child first calls ``settle_child``: its standard output and error go to the null
+and the parent reads (and, asked, ``inbox``, one the parent writes: the analyses' process is sent
+its run), and the real standard error lent to multiprocessing while it starts (a TUI captures
+``sys.stderr`` in an object with no file descriptor, which multiprocessing's helpers need). The child first calls ``settle_child``: its standard output and error go to the null
 device (the app's terminal is not the child's to write on) and it lowers its priority, so a busy
 machine gives its CPU to the app's keys first.
 
@@ -33,9 +33,12 @@ def forkable() -> bool:
     return threading.active_count() == 1 and hasattr(os, "fork")
 
 
-def start(target: Callable[..., None], args: tuple, name: str, fork: bool = False) -> tuple[Any, Any]:
+def start(target: Callable[..., None], args: tuple, name: str, fork: bool = False,
+          inbox: bool = False) -> tuple[Any, Any, Any]:
     """Start ``target(send, *args)`` in a spawned (``fork``: forked) daemon process: (the process, the end
-    to read from). The parent's copy of the writing end is closed, so reading gives EOF once the child exits.
+    to read from, None). The parent's copy of the writing end is closed, so reading gives EOF once the child
+    exits. With ``inbox``, a second pipe the other way: ``target(send, *args, inbox)``, and the third item
+    is the end the parent sends on (the child reads EOF once the parent closes it).
     ``fork`` only where ``forkable()``: the arguments are not pickled, the child holds them already."""
     import multiprocessing  # when a worker starts, not when the app does
 
@@ -43,7 +46,9 @@ def start(target: Callable[..., None], args: tuple, name: str, fork: bool = Fals
         raise RuntimeError("a process that runs threads must not fork: spawn the worker")
     context = multiprocessing.get_context("fork" if fork else "spawn")
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=target, args=(send, *args), name=name, daemon=True)
+    child_in, outbox = context.Pipe(duplex=False) if inbox else (None, None)
+    process = context.Process(target=target, args=(send, *args, *([child_in] if inbox else [])), name=name,
+                              daemon=True)
     stderr = sys.stderr
     try:
         if sys.__stderr__ is not None:
@@ -51,8 +56,10 @@ def start(target: Callable[..., None], args: tuple, name: str, fork: bool = Fals
         process.start()
     finally:
         sys.stderr = stderr
-    send.close()
-    return process, receive
+        send.close()
+        if child_in is not None:
+            child_in.close()  # the child has its own copy
+    return process, receive, outbox
 
 
 def end(process: Any) -> None:

@@ -313,17 +313,11 @@ class Worker:
             return
         if self.forked:
             run, self._run = self._run, None  # the child has its copy; the screen's view holds the run here
-            self.process, self._conn = spawn.start(_work, (None, self.jobs, None, run), "turnscope-analyses",
-                                                   fork=True)
+            self.process, self._conn, _ = spawn.start(_work, (None, self.jobs, None, run), "turnscope-analyses",
+                                                      fork=True)
         else:  # the run comes down ``outbox`` (``Background``'s sender): no second load of the file
-            import multiprocessing
-
-            inbox, self.outbox = multiprocessing.get_context("spawn").Pipe(duplex=False)
-            try:
-                self.process, self._conn = spawn.start(_work, (self._load, self.jobs, self._expect, None, inbox),
-                                                       "turnscope-analyses")
-            finally:
-                inbox.close()  # the child has its own copy
+            self.process, self._conn, self.outbox = spawn.start(_work, (self._load, self.jobs, self._expect, None),
+                                                                "turnscope-analyses", inbox=True)
 
     def start(self) -> None:
         """The process (unless ``fork_early`` started it) and the thread reading what it sends."""
