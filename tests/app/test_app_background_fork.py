@@ -1,5 +1,5 @@
-"""The analyses of the run the app starts on, forked before the app starts (``launch.fork_analyses``, between
-``load_opening`` and ``app_of`` as launch calls them: before Textual is imported): the stepper adopts those
+"""The analyses of the run the app starts on, forked before the app runs (``launch.fork_analyses``, after
+``load_opening`` and ``app_of`` as launch calls them: no thread runs yet): the stepper adopts those
 processes (no spawned ones, no second load), shows what the app's own thread finds, and closing the run or
 quitting ends them; a run the stepper would not analyse in processes is not forked for."""
 
@@ -32,8 +32,8 @@ def forking(monkeypatch):
 
 async def forked_results(path, tmp_path, at: int = 5) -> tuple[dict, list[int]]:
     opening = opening_for(path, tmp_path, at=at)
-    assert fork_analyses(opening)  # as launch does, before the app is built
     app = app_of(opening)
+    assert fork_analyses(opening)  # as launch does, the app built, before it runs
     early = [w.process.pid for _, workers in background._EARLY for w in workers]
     async with app.run_test(size=(200, 50)) as pilot:
         screen = stepper(app)
@@ -58,8 +58,8 @@ async def test_the_forked_processes_find_what_the_app_finds_in_its_own_thread(tm
 async def test_closing_the_run_ends_its_forked_processes_at_once(tmp_path, forking, monkeypatch):
     monkeypatch.setattr(background, "_send", _held)  # the children wait before they analyse: still running
     opening = opening_for(REFUND, tmp_path, at=0)
-    assert fork_analyses(opening)
     app = app_of(opening)
+    assert fork_analyses(opening)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = stepper(app)
         for _ in range(50):
@@ -85,8 +85,8 @@ def _held(conn, run, jobs):
 async def test_quitting_the_app_ends_the_forked_processes_it_is_waiting_for(tmp_path, forking, monkeypatch):
     monkeypatch.setattr(background, "_send", _held)
     opening = opening_for(REFUND, tmp_path, at=0)
-    assert fork_analyses(opening)
     app = app_of(opening)
+    assert fork_analyses(opening)
     processes = [w.process for _, workers in background._EARLY for w in workers]
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(50):
@@ -112,9 +112,9 @@ def test_no_fork_where_the_stepper_would_not_use_processes(tmp_path, monkeypatch
     assert not fork_analyses(opening_for(REFUND, tmp_path / "e"))
 
 
-def test_launch_forks_the_analyses_before_it_imports_textual(tmp_path):
-    """``turnscope FILE`` on a large file: the analyses' processes are forked while no Textual module is loaded
-    (they start while the app imports and builds), and the app then adopts them: a real command line in a
+def test_launch_forks_the_analyses_before_the_app_runs(tmp_path):
+    """``turnscope FILE`` on a large file: the analyses' processes are forked while the app runs no thread (built,
+    not yet running; they wait while it draws its first screen), and the app then adopts them and lets them work: a real command line in a
     pty, its children's pids read from /proc, with the size bound lowered through the environment."""
     record = tmp_path / "forked.json"
     driver = (
@@ -124,7 +124,8 @@ def test_launch_forks_the_analyses_before_it_imports_textual(tmp_path):
         "background.PROCESS_FROM = 0\n"
         "real, record, got = background.fork_early, sys.argv.pop(1), {'spawned': 0}\n"
         "def fork_early(run, jobs=None):\n"
-        "    got['textual'] = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "    import threading\n"
+        "    got['threads'] = threading.active_count()\n"
         "    got['forked'] = real(run, jobs)\n"
         "    got['pids'] = [w.process.pid for _, workers in background._EARLY for w in workers]\n"
         "    return got['forked']\n"
@@ -143,6 +144,39 @@ def test_launch_forks_the_analyses_before_it_imports_textual(tmp_path):
     got = orjson.loads(record.read_bytes())
     assert got["forked"] and len(got["pids"]) == len(background.groups()), got
     assert got["spawned"] == 0, got  # the stepper adopted the forked processes: it started none of its own
-    assert got["textual"] == [], got["textual"][:5]  # forked before the app's first Textual import
-    assert b"checking the run" not in drawn.rsplit(b"message 5 of", 1)[-1]  # the forked results arrived
+    assert got["threads"] == 1, got  # forked before the app runs a thread of its own
+    assert drawn.rfind(b"warning") > drawn.rfind(b"checking the run") > 0  # the forked results arrived, later
     assert all(gone(pid) for pid in got["pids"])
+
+
+async def test_the_forked_analyses_start_only_once_the_first_frame_is_out(tmp_path, forking, monkeypatch):
+    """On two cores the processes analysing beside the first frame slowed it: they are set to work after it."""
+    from tui.app.app import TurnscopeApp
+    from tui.app.screens.stepper import StepperScreen
+
+    order = []
+    display, start = TurnscopeApp._display, StepperScreen.start_background
+
+    def _display(app, screen, renderable):
+        if renderable is not None and not app._batch_count and "frame" not in order:
+            order.append("frame")
+        display(app, screen, renderable)
+
+    def start_background(screen):
+        order.append("analyses")
+        start(screen)
+
+    monkeypatch.setattr(TurnscopeApp, "_display", _display)
+    monkeypatch.setattr(StepperScreen, "start_background", start_background)
+    there, early = await forked_results(INVENTED, tmp_path / "a")
+    assert order == ["frame", "analyses"] and len(early) == len(background.groups())
+
+
+async def test_a_textual_that_never_calls_the_frame_hook_still_starts_the_analyses(tmp_path, forking, monkeypatch):
+    from tui.app import start_frames
+
+    monkeypatch.setattr(start_frames, "HOOKED", False)  # as if Textual had renamed _compositor_refresh
+    there, _ = await forked_results(INVENTED, tmp_path / "a")
+    here = await results(INVENTED, tmp_path / "b", monkeypatch, process=False)
+    monkeypatch.setattr(background, "PROCESS_FROM", 0)
+    assert_same(there, here)

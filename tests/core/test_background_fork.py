@@ -115,3 +115,97 @@ def test_early_workers_of_another_run_are_ended_not_adopted(monkeypatch):
         assert all(_gone(p.pid) for p in early)
     finally:
         made.stop()
+
+
+def _say_ran(send, word):
+    send.send_bytes(word)
+
+
+def test_a_forked_child_behind_a_gate_runs_only_once_the_parent_opens_it(monkeypatch):
+    monkeypatch.setattr(spawn, "forkable", lambda: True)
+    gate = spawn.Gate()
+    started = [spawn.start(_say_ran, (word,), "gated", fork=True, gate=gate) for word in (b"one", b"two")]
+    try:
+        assert not any(receive.poll(0.5) for _, receive, _ in started)  # both alive, neither ran
+        assert all(process.is_alive() for process, _, _ in started)
+        gate.open()
+        assert sorted(receive.recv_bytes() for _, receive, _ in started) == [b"one", b"two"]
+        gate.open()  # once only: nothing more happens
+    finally:
+        for process, receive, _ in started:
+            process.join(5)
+            receive.close()
+    assert [process.exitcode for process, _, _ in started] == [0, 0]
+
+
+def test_a_gate_shut_ends_its_children_without_running_them(monkeypatch):
+    monkeypatch.setattr(spawn, "forkable", lambda: True)
+    gate = spawn.Gate()
+    process, receive, _ = spawn.start(_say_ran, (b"ran",), "gated", fork=True, gate=gate)
+    gate.shut()
+    process.join(5)
+    assert process.exitcode == 0
+    with pytest.raises(EOFError):
+        receive.recv_bytes()  # it never wrote
+    with pytest.raises(ValueError):
+        spawn.start(_say_ran, (b"ran",), "gated", fork=True, gate=gate)  # a gate shut holds no one new
+
+
+ORPHANS = """
+import sys, time
+from tui.core import spawn
+
+def mark(send, path):
+    open(path, "w").write("ran")
+
+gate = spawn.Gate()
+process, receive, _ = spawn.start(mark, (sys.argv[1],), "gated", fork=True, gate=gate)
+print(process.pid, flush=True)
+time.sleep(0.3)
+import os
+os._exit(0)  # ends without opening or shutting its gate, as a crash would
+"""
+
+
+def test_children_behind_a_gate_end_unrun_when_their_parent_ends(tmp_path):
+    marker = tmp_path / "ran"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", ORPHANS, str(marker)], capture_output=True, text=True, env=env,
+                          cwd=REPO, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pid = int(proc.stdout)
+    import time
+
+    for _ in range(50):
+        if _gone(pid):
+            break
+        time.sleep(0.1)
+    assert _gone(pid) and not marker.exists()
+
+
+FORKED_WAIT = """
+import sys, threading, time
+from tui.core import collector
+from tui.core.view import background as bg
+from tui.formats import open_run
+
+run = open_run(sys.argv[1])
+assert bg.fork_early(run)
+workers = bg._EARLY[0][1]
+time.sleep(0.5)
+assert not any(w._conn.poll(0) for w in workers), "a forked worker sent before its Background started"
+done = threading.Event()
+b = bg.Background(run, None, lambda kind, value: done.set() if kind in ("done", "failed") else None)
+assert b.workers == workers
+b.start()
+assert done.wait(60)
+print("ok")
+"""
+
+
+def test_forked_workers_wait_for_the_background_that_adopts_them_to_start():
+    """Forked as the app starts, they do nothing until the stepper's Background starts (after the first frame)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", FORKED_WAIT, str(SAMPLES / "refund" / "run.jsonl")],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]

@@ -3,8 +3,9 @@
 Given a path it loads the file here, before any Textual code runs, so a file that cannot
 be loaded raises ``LoadError``/``UsageError`` to the caller (the CLI prints one line and
 exits 2). It is two steps, ``load_opening`` (the file loaded, the options read: no Textual
-imported yet) and ``app_of`` (the app built on it), so the command line can fork the
-analyses' processes between them (``launch.fork_analyses``), before Textual is imported.
+imported yet) and ``app_of`` (the app built on it), so a file that cannot be loaded never
+costs a Textual import; the command line forks the analyses' processes after both, before the
+app runs (``launch.fork_analyses``).
 Without a path the app opens the run picker. An experiment file (``turnscope branch --samples K``)
 opens its experiment screen over the stepper of its original run (or over the picker when that
 run is not available). The state directory (recent runs),

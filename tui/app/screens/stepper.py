@@ -195,7 +195,7 @@ class StepperScreen(FittedFooter, StartFrames, Screen):
         self._show_current()  # the header, tabs and status have their text from compose
         self._focus_view(self.view_name)
         if self.view.findings is None and self._in_process():
-            self.call_after_refresh(self.start_background)
+            self.after_first_frame(self.start_background)  # its processes never share the CPU with that frame
         elif self.view.findings is None:
             # After the first full screen is out: the check holds the GIL for a while on a big run.
             self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))

@@ -33,9 +33,10 @@ walking them held the interpreter for hundreds of milliseconds); it hands each f
 
 The run the app starts on is already in memory before the app starts, when the launching process
 runs no thread yet and has not imported Textual: ``fork_early`` forks the workers there
-(``spawn.start(fork=True)``), and they analyse the app's own run while the app imports Textual and
-draws its first screen: no second load, no interpreter start-up, no imports. The ``Background``
-made next for that very run (the stepper's) adopts them instead of spawning its own; any other run
+(``spawn.start(fork=True)``): no second load, no interpreter start-up, no imports. They wait behind a
+gate (``spawn.Gate``) until the ``Background`` made next for that very run (the stepper's, started once
+its first screen is out) adopts them and starts: on two cores, two processes analysing beside the
+app's first screen slowed it by a tenth. That ``Background`` spawns none of its own; any other run
 (opened from the picker, another run of the file, after a reload) is analysed by spawned workers,
 since the app then runs threads. What a forked worker sends is what a spawned one sends.
 """
@@ -298,6 +299,8 @@ class Worker:
         self._run: Run | None = run if fork else None
         self._expect = None if fork else fingerprint(run)
         self._load = load
+        #: Forked by ``fork_early``: the gate the child waits behind until ``start`` (``spawn.Gate``).
+        self.gate: spawn.Gate | None = None
         self._stopped = threading.Event()
         #: Set while the keys are quiet (``RunAnalyses.gate``): the reader takes pieces in without ``PAUSE``.
         self.quiet: threading.Event | None = None
@@ -314,14 +317,17 @@ class Worker:
         if self.forked:
             run, self._run = self._run, None  # the child has its copy; the screen's view holds the run here
             self.process, self._conn, _ = spawn.start(_work, (None, self.jobs, None, run), "turnscope-analyses",
-                                                      fork=True)
+                                                      fork=True, gate=self.gate)
         else:  # the run comes down ``outbox`` (``Background``'s sender): no second load of the file
             self.process, self._conn, self.outbox = spawn.start(_work, (self._load, self.jobs, self._expect, None),
                                                                 "turnscope-analyses", inbox=True)
 
     def start(self) -> None:
-        """The process (unless ``fork_early`` started it) and the thread reading what it sends."""
+        """The process (unless ``fork_early`` started it, behind a gate: opened now) and the thread reading what
+        it sends."""
         self.start_process()
+        if self.gate is not None:
+            self.gate.open()
         self._reader = threading.Thread(target=self._read, name="turnscope-analyses-reader", daemon=True)
         self._reader.start()
 
@@ -359,6 +365,8 @@ class Worker:
     def stop(self) -> None:
         """End the worker now (the run was closed): nothing more is delivered."""
         self._stopped.set()
+        if self.gate is not None:
+            self.gate.shut()  # a child still waiting behind it ends without working
         spawn.end(self.process)
         if self._reader is None and self._conn is not None:  # forked early, never read: no thread to close it
             self._conn.close()
@@ -513,15 +521,17 @@ def _undelivered(kind: str, value: Any) -> None:  # pragma: no cover - a worker 
 
 def fork_early(run: Run, jobs: tuple[tuple[str, ...], ...] | None = None) -> bool:
     """Start the analyses of ``run`` now, in processes forked from this one, if it may fork (``spawn.forkable``:
-    it runs no other thread, as the command line before the app starts): True if it did. The next
-    ``Background`` of this very run (same object, same jobs) adopts them: no load or start-up of their own.
-    Early workers of another run still waiting are ended first."""
+    it runs no other thread, as the command line before the app starts): True if it did. They wait behind one
+    gate until the next ``Background`` of this very run (same object, same jobs) adopts them and starts: no
+    load or start-up of their own. Early workers of another run still waiting are ended first."""
     _adopt(None, None)
     if not spawn.forkable():
         return False
     workers = [Worker(run, None, _undelivered, group, fork=True) for group in (jobs or groups())]
+    gate = spawn.Gate()
     try:
         for worker in workers:
+            worker.gate = gate
             worker.start_process()
     except Exception:  # pragma: no cover - no fork here (out of processes): the stepper spawns as before
         for worker in workers:
