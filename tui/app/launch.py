@@ -78,7 +78,7 @@ def fork_analyses(opening) -> bool:
     thread runs yet, the run is in memory), for the stepper to adopt; only where it would start processes of
     its own (a large file, not followed, no diff or experiment on top). True if forked. Launch forks once the
     app is built, just before it runs: the pages the app writes after a fork are copied (about 2 µs each),
-    and importing Textual and building the app wrote 10,000 of them (on the 100 MB run 20 ms of its first
+    and importing Textual and building the app wrote 10,000 of them (on the 100 MB run 20-30 ms of its first
     screen) where its first frame writes 6,000."""
     chosen = opening.chosen
     if chosen is None or not opening.path or opening.diff is not None or opening.experiment is not None \

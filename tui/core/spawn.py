@@ -14,8 +14,8 @@ machine gives its CPU to the app's keys first.
 has the parent's objects already (the run: no second load, no interpreter start-up, no
 imports), and ends with ``os._exit`` (multiprocessing's fork start), so no ``atexit`` handler or
 app code of the parent runs in it. A forked child may be held behind a ``Gate`` until the parent
-opens it: the app forks the analyses before Textual starts and lets them work once its first screen
-is out, so they do not share the two cores with the drawing of it.
+opens it: the app forks the analyses before it runs and lets them work once its first screen is
+out, so they do not share the two cores with the drawing of it.
 """
 
 from __future__ import annotations

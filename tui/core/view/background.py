@@ -31,12 +31,12 @@ walking them held the interpreter for hundreds of milliseconds); it hands each f
 
 ``stop()`` ends the process at once (closing a run, opening another, quitting).
 
-The run the app starts on is already in memory before the app starts, when the launching process
-runs no thread yet and has not imported Textual: ``fork_early`` forks the workers there
+The run the app starts on is already in memory before the app runs, when the launching process
+runs no thread yet (the app built, not yet started): ``fork_early`` forks the workers there
 (``spawn.start(fork=True)``): no second load, no interpreter start-up, no imports. They wait behind a
 gate (``spawn.Gate``) until the ``Background`` made next for that very run (the stepper's, started once
 its first screen is out) adopts them and starts: on two cores, two processes analysing beside the
-app's first screen slowed it by a tenth. That ``Background`` spawns none of its own; any other run
+app's first screen slowed it by about a tenth. That ``Background`` spawns none of its own; any other run
 (opened from the picker, another run of the file, after a reload) is analysed by spawned workers,
 since the app then runs threads. What a forked worker sends is what a spawned one sends.
 """
