@@ -44,7 +44,11 @@ class Gate:
     def __init__(self) -> None:
         self._read, self._write = os.pipe()
         self.children = 0
-        self.opened = False
+
+    @property
+    def closed(self) -> bool:
+        """Neither opened nor shut yet: a child forked now waits behind it."""
+        return self._write is not None
 
     def passed(self) -> bool:
         """In the child: wait for the parent; True if it opened the gate, False if it shut it (or ended)."""
@@ -56,8 +60,7 @@ class Gate:
 
     def open(self) -> None:
         """In the parent: every child forked behind the gate goes on (once; shut already: nothing)."""
-        if self._write is not None:
-            self.opened = True
+        if self.closed:
             os.write(self._write, b"+" * self.children)
             self.shut()
 
@@ -87,7 +90,7 @@ def start(target: Callable[..., None], args: tuple, name: str, fork: bool = Fals
 
     if fork and not forkable():
         raise RuntimeError("a process that runs threads must not fork: spawn the worker")
-    if gate is not None and (not fork or gate.opened or gate._write is None):
+    if gate is not None and (not fork or not gate.closed):
         raise ValueError("only a forked child waits behind a gate, and only one still closed")
     context = multiprocessing.get_context("fork" if fork else "spawn")
     receive, send = context.Pipe(duplex=False)
