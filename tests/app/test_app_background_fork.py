@@ -114,8 +114,9 @@ def test_no_fork_where_the_stepper_would_not_use_processes(tmp_path, monkeypatch
 
 def test_launch_forks_the_analyses_before_the_app_runs(tmp_path):
     """``turnscope FILE`` on a large file: the analyses' processes are forked while the app runs no thread (built,
-    not yet running; they wait while it draws its first screen), and the app then adopts them and lets them work: a real command line in a
-    pty, its children's pids read from /proc, with the size bound lowered through the environment."""
+    not yet running; they wait while it draws its first screen), and the app then adopts them and lets them
+    work: a real command line in a pty, its children's pids read from /proc, with the size bound lowered
+    through the environment."""
     record = tmp_path / "forked.json"
     driver = (
         "import atexit, sys, orjson\n"
