@@ -150,27 +150,40 @@ def test_launch_forks_the_analyses_before_the_app_runs(tmp_path):
     assert all(gone(pid) for pid in got["pids"])
 
 
-async def test_the_forked_analyses_start_only_once_the_first_frame_is_out(tmp_path, forking, monkeypatch):
-    """On two cores the processes analysing beside the first frame slowed it: they are set to work after it."""
+def _frame_order(monkeypatch, started: str) -> list[str]:
+    """What happened first: the app's first frame drawn, or the stepper's ``started`` method called."""
     from tui.app.app import TurnscopeApp
     from tui.app.screens.stepper import StepperScreen
 
     order = []
-    display, start = TurnscopeApp._display, StepperScreen.start_background
+    display, start = TurnscopeApp._display, getattr(StepperScreen, started)
 
     def _display(app, screen, renderable):
         if renderable is not None and not app._batch_count and "frame" not in order:
             order.append("frame")
         display(app, screen, renderable)
 
-    def start_background(screen):
+    def starting(screen):
         order.append("analyses")
-        start(screen)
+        return start(screen)
 
     monkeypatch.setattr(TurnscopeApp, "_display", _display)
-    monkeypatch.setattr(StepperScreen, "start_background", start_background)
+    monkeypatch.setattr(StepperScreen, started, starting)
+    return order
+
+
+async def test_the_forked_analyses_start_only_once_the_first_frame_is_out(tmp_path, forking, monkeypatch):
+    """On two cores the processes analysing beside the first frame slowed it: they are set to work after it."""
+    order = _frame_order(monkeypatch, "start_background")
     there, early = await forked_results(INVENTED, tmp_path / "a")
     assert order == ["frame", "analyses"] and len(early) == len(background.groups())
+
+
+async def test_a_small_run_is_checked_in_the_app_only_once_the_first_frame_is_out(tmp_path, monkeypatch):
+    """Below the size bound the check runs in a thread of the app, which holds the interpreter: after the frame."""
+    order = _frame_order(monkeypatch, "check_run")
+    here = await results(INVENTED, tmp_path, monkeypatch, process=False)
+    assert order == ["frame", "analyses"] and here["findings"] is not None
 
 
 async def test_a_textual_that_never_calls_the_frame_hook_still_starts_the_analyses(tmp_path, forking, monkeypatch):

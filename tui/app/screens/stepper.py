@@ -197,8 +197,7 @@ class StepperScreen(FittedFooter, StartFrames, Screen):
         if self.view.findings is None and self._in_process():
             self.after_first_frame(self.start_background)  # its processes never share the CPU with that frame
         elif self.view.findings is None:
-            # After the first full screen is out: the check holds the GIL for a while on a big run.
-            self.call_after_refresh(lambda: self.set_timer(0.05, self.check_run))
+            self.after_first_frame(self.check_run)  # in a thread here: it holds the interpreter for a while
         else:
             self.start_analyses()
 
